@@ -1,0 +1,28 @@
+// broker/session.hpp: one client connection as handlers and the event hub
+// see it: a bounded outbound line queue and a close. Implemented by
+// broker/connection.cpp. Runs in: broker (io thread only).
+// Never: blocks; a client that stops reading is dropped, not waited for.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace signaltty::broker {
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  virtual ~Session() = default;
+  // Queues one complete line ('\n' included). Past the queue cap the
+  // connection is closed and the line dropped.
+  virtual void send(std::string line) = 0;
+  // Stops reading; closes once everything queued so far is written.
+  virtual void close_after_flush() = 0;
+  virtual bool closed() const = 0;
+  virtual std::uint64_t session_id() const = 0;
+  virtual pid_t peer_pid() const = 0;
+};
+
+}  // namespace signaltty::broker

@@ -1,0 +1,103 @@
+// common/fs.cpp: durable and atomic file writes, bounded reads.
+// Runs in: broker.
+#include "common/fs.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "common/ids.hpp"
+#include "common/unique_fd.hpp"
+
+namespace signaltty::fs {
+namespace {
+
+Status write_all(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::from_errno(ErrorCode::IoError, "write", errno, path);
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return {};
+}
+
+enum class Sync { Yes, No };
+
+Status write_replace(const std::string& path, std::string_view contents, mode_t mode, Sync sync) {
+  std::string tmp = path + "." + new_id("w").substr(2, 8) + ".tmp";
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno, tmp);
+  Status st = write_all(fd.get(), contents, tmp);
+  if (st.ok() && sync == Sync::Yes && ::fsync(fd.get()) != 0)
+    st = Error::from_errno(ErrorCode::IoError, "fsync", errno, tmp);
+  fd.reset();
+  if (st.ok() && ::rename(tmp.c_str(), path.c_str()) != 0)
+    st = Error::from_errno(ErrorCode::IoError, "rename", errno, path);
+  if (!st.ok()) {
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  if (sync == Sync::Yes) return fsync_dir(dirname(path));
+  return {};
+}
+
+}  // namespace
+
+Status write_file_durable(const std::string& path, std::string_view contents, mode_t mode) {
+  return write_replace(path, contents, mode, Sync::Yes);
+}
+
+Status write_file_atomic(const std::string& path, std::string_view contents, mode_t mode) {
+  return write_replace(path, contents, mode, Sync::No);
+}
+
+Status fsync_dir(const std::string& dir) {
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno, dir);
+  if (::fsync(fd.get()) != 0) return Error::from_errno(ErrorCode::IoError, "fsync", errno, dir);
+  return {};
+}
+
+Result<std::string> read_file(const std::string& path, std::size_t max_bytes) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno, path);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return Error::from_errno(ErrorCode::IoError, "fstat", errno, path);
+  if (!S_ISREG(st.st_mode)) return Error{ErrorCode::IoError, path + ": not a regular file"};
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::from_errno(ErrorCode::IoError, "read", errno, path);
+    if (n == 0) break;
+    if (out.size() + static_cast<std::size_t>(n) > max_bytes)
+      return Error{ErrorCode::IoError, path + ": larger than " + std::to_string(max_bytes) + " bytes"};
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+std::string dirname(const std::string& path) {
+  auto pos = path.rfind('/');
+  if (pos == std::string::npos) return ".";
+  if (pos == 0) return "/";
+  return path.substr(0, pos);
+}
+
+std::string join(std::string_view dir, std::string_view name) {
+  std::string out(dir);
+  if (!out.empty() && out.back() != '/') out.push_back('/');
+  out.append(name);
+  return out;
+}
+
+}  // namespace signaltty::fs

@@ -1,0 +1,27 @@
+// common/fs.hpp: small file-system primitives with the durability rules of
+// persistence.md: durable write = temp (0600) → fsync → rename → fsync(dir).
+// Runs in: broker (and any process that keeps files). Never: follows a
+// symlink when it creates a file (O_NOFOLLOW|O_EXCL on the temp file).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "common/errors.hpp"
+
+namespace signaltty::fs {
+
+Status write_file_durable(const std::string& path, std::string_view contents, mode_t mode = 0600);
+// Same steps without the fsyncs (snapshot tails, persistence.md "no fsync").
+Status write_file_atomic(const std::string& path, std::string_view contents, mode_t mode = 0600);
+Status fsync_dir(const std::string& dir);
+// Reads a whole regular file up to max_bytes (IO_ERROR beyond, or if missing).
+Result<std::string> read_file(const std::string& path, std::size_t max_bytes);
+bool exists(const std::string& path);
+std::string dirname(const std::string& path);
+std::string join(std::string_view dir, std::string_view name);
+
+}  // namespace signaltty::fs

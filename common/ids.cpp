@@ -1,0 +1,68 @@
+// common/ids.cpp: random ids from getrandom(2), timestamps. Runs in: every process.
+#include "common/ids.hpp"
+
+#include <sys/random.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <stdexcept>
+
+namespace signaltty {
+
+std::string new_id(std::string_view prefix) {
+  std::array<std::uint8_t, 16> bytes{};
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    ssize_t n = ::getrandom(bytes.data() + got, bytes.size() - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error("getrandom failed");  // invariant: kernel CSPRNG
+    got += static_cast<std::size_t>(n);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(prefix);
+  out.push_back('_');
+  for (auto b : bytes) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 0xf]);
+  }
+  return out;
+}
+
+bool looks_like_id(std::string_view text) {
+  auto sep = text.rfind('_');
+  if (sep == std::string_view::npos || sep == 0) return false;
+  auto hex = text.substr(sep + 1);
+  if (hex.size() != 32) return false;
+  for (char c : hex)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+std::string rfc3339_utc(std::chrono::system_clock::time_point t) {
+  using namespace std::chrono;
+  auto secs = time_point_cast<seconds>(t);
+  auto ms = duration_cast<milliseconds>(t - secs).count();
+  std::time_t tt = system_clock::to_time_t(secs);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+std::string now_rfc3339() { return rfc3339_utc(std::chrono::system_clock::now()); }
+
+std::string compact_utc(std::chrono::system_clock::time_point t) {
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[24];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%S", &tm);
+  return buf;
+}
+
+}  // namespace signaltty

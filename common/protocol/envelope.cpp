@@ -1,0 +1,100 @@
+// common/protocol/envelope.cpp: envelope decode/encode (seeds/08-ipc.md,
+// Envelope). Runs in: every process.
+#include "common/protocol/envelope.hpp"
+
+namespace signaltty::protocol {
+namespace {
+
+constexpr auto kDumpErrors = Json::error_handler_t::replace;
+
+std::string dump_line(const Json& j) {
+  std::string out = j.dump(-1, ' ', false, kDumpErrors);
+  out.push_back('\n');
+  return out;
+}
+
+Error field_error(ErrorCode code, std::string message, std::string_view field) {
+  Error e{code, std::move(message)};
+  e.details = {{"field", std::string(field)}};
+  return e;
+}
+
+}  // namespace
+
+std::variant<Request, RequestError> decode_request(std::string_view line) {
+  Json doc = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded())
+    return RequestError{nullptr, Error{ErrorCode::BadProtocol, "request is not valid JSON"}};
+  if (!doc.is_object())
+    return RequestError{nullptr, Error{ErrorCode::BadProtocol, "request must be a JSON object"}};
+
+  Json id = nullptr;
+  if (auto it = doc.find("id"); it != doc.end()) {
+    if (!it->is_string() && !it->is_number() && !it->is_null())
+      return RequestError{nullptr, field_error(ErrorCode::BadParams,
+                                               "id: expected string or number", "id")};
+    id = *it;
+  }
+  auto proto = doc.find("protocol");
+  if (proto == doc.end() || !proto->is_string() || proto->get_ref<const std::string&>() != kProtocol)
+    return RequestError{id, field_error(ErrorCode::BadProtocol,
+                                        "protocol: expected \"signaltty/1\"", "protocol")};
+  auto method = doc.find("method");
+  if (method == doc.end() || !method->is_string())
+    return RequestError{id, field_error(ErrorCode::BadParams, "method: expected string", "method")};
+
+  Request req{id, method->get<std::string>(), Json::object()};
+  if (auto params = doc.find("params"); params != doc.end() && !params->is_null()) {
+    if (!params->is_object())
+      return RequestError{id, field_error(ErrorCode::BadParams, "params: expected object", "params")};
+    req.params = std::move(*params);
+  }
+  return req;
+}
+
+std::string encode_ok(const Json& id, const Json& result) {
+  return dump_line({{"protocol", kProtocol}, {"id", id}, {"ok", true}, {"result", result}});
+}
+
+std::string encode_error(const Json& id, const Error& error) {
+  Json err = {{"code", wire_name(error.code)},
+              {"message", error.message},
+              {"details", error.details.is_object() ? error.details : Json::object()}};
+  return dump_line({{"protocol", kProtocol}, {"id", id}, {"ok", false}, {"error", std::move(err)}});
+}
+
+std::string encode_event(std::string_view event, std::uint64_t seq, const Json& payload) {
+  return dump_line(
+      {{"protocol", kProtocol}, {"type", "event"}, {"event", event}, {"seq", seq}, {"payload", payload}});
+}
+
+std::string encode_request(const Json& id, std::string_view method, const Json& params) {
+  return dump_line({{"protocol", kProtocol}, {"id", id}, {"method", method}, {"params", params}});
+}
+
+Result<std::variant<Response, EventMessage>> decode_server_line(std::string_view line) {
+  Json doc = Json::parse(line, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object())
+    return Error{ErrorCode::BadProtocol, "server sent a line that is not a JSON object"};
+  if (doc.value("type", "") == "event") {
+    EventMessage ev;
+    ev.event = doc.value("event", "");
+    ev.seq = doc.value("seq", std::uint64_t{0});
+    ev.payload = doc.value("payload", Json::object());
+    return std::variant<Response, EventMessage>(std::move(ev));
+  }
+  Response r;
+  r.id = doc.value("id", Json(nullptr));
+  r.ok = doc.value("ok", false);
+  if (r.ok) {
+    r.result = doc.value("result", Json::object());
+  } else {
+    const Json err = doc.value("error", Json::object());
+    auto code = error_code_from_wire(err.value("code", "INTERNAL"));
+    r.error = Error{code.value_or(ErrorCode::Internal), err.value("message", ""),
+                    err.value("details", Json::object())};
+  }
+  return std::variant<Response, EventMessage>(std::move(r));
+}
+
+}  // namespace signaltty::protocol
