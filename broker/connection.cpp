@@ -1,0 +1,172 @@
+// broker/connection.cpp: framing, peer check and the bounded write queue.
+// Runs in: broker (io thread).
+#include "broker/connection.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/asio/write.hpp>
+
+#include "common/limits.hpp"
+#include "common/log.hpp"
+#include "common/protocol/envelope.hpp"
+
+namespace signaltty::broker {
+namespace asio = boost::asio;
+
+namespace {
+// One read(2) worth; lines longer than this simply span several reads.
+constexpr std::size_t kReadChunkBytes = 64 * 1024;
+// Lines handed to one gathered write, to bound iovec arrays.
+constexpr std::size_t kMaxLinesPerWrite = 256;
+}  // namespace
+
+Connection::Connection(Socket socket, std::uint64_t id, std::size_t queue_cap_bytes,
+                       LineHandler on_line, CloseHandler on_close)
+    : socket_(std::move(socket)),
+      id_(id),
+      queue_cap_bytes_(queue_cap_bytes),
+      on_line_(std::move(on_line)),
+      on_close_(std::move(on_close)),
+      read_chunk_(kReadChunkBytes) {}
+
+Connection::~Connection() = default;
+
+void Connection::start() {
+  if (!peer_is_owner()) {
+    send(protocol::encode_error(nullptr, Error{ErrorCode::Forbidden,
+                                               "peer uid is not the socket owner's"}));
+    close_after_flush();
+    return;
+  }
+  read_more();
+}
+
+bool Connection::peer_is_owner() {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(socket_.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    log::warn("connection " + std::to_string(id_) + ": SO_PEERCRED failed; refusing");
+    return false;
+  }
+  peer_pid_ = cred.pid;
+  if (cred.uid == ::geteuid()) return true;
+  log::warn("connection " + std::to_string(id_) + ": refused peer uid " +
+            std::to_string(cred.uid) + " pid " + std::to_string(cred.pid));
+  return false;
+}
+
+void Connection::read_more() {
+  if (reading_stopped_ || closed_) return;
+  socket_.async_read_some(asio::buffer(read_chunk_),
+                          [self = self()](const boost::system::error_code& ec, std::size_t n) {
+                            if (ec) {
+                              self->close_now();
+                              return;
+                            }
+                            self->on_read(n);
+                          });
+}
+
+void Connection::on_read(std::size_t n) {
+  if (closed_ || reading_stopped_) return;
+  inbuf_.append(read_chunk_.data(), n);
+  drain_lines();
+  if (!reading_stopped_ && !closed_) read_more();
+}
+
+void Connection::drain_lines() {
+  std::size_t start = 0;
+  while (!reading_stopped_ && !closed_) {
+    std::size_t nl = inbuf_.find('\n', std::max(scanned_, start));
+    if (nl == std::string::npos) break;
+    std::string_view line(inbuf_.data() + start, nl - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    scanned_ = nl + 1;
+    if (line.size() > limits::kMaxLineBytes) {
+      refuse_overlong_line();
+      return;
+    }
+    if (!line.empty()) on_line_(self(), line);
+    start = nl + 1;
+  }
+  inbuf_.erase(0, start);
+  scanned_ = inbuf_.size();
+  // The cap holds while reading: a partial line never grows past it.
+  if (inbuf_.size() > limits::kMaxLineBytes) refuse_overlong_line();
+}
+
+void Connection::refuse_overlong_line() {
+  Error e{ErrorCode::BadProtocol, "request line exceeds the 16 MiB limit; closing"};
+  e.details = {{"limit_bytes", limits::kMaxLineBytes}};
+  inbuf_.clear();
+  inbuf_.shrink_to_fit();
+  send(protocol::encode_error(nullptr, e));
+  close_after_flush();
+}
+
+void Connection::send(std::string line) {
+  if (closed_) return;
+  queued_bytes_ += line.size();
+  if (queued_bytes_ > queue_cap_bytes_) {
+    log::warn("connection " + std::to_string(id_) + ": client is not reading (" +
+              std::to_string(queued_bytes_) + " bytes queued); disconnecting");
+    close_now();
+    return;
+  }
+  pending_.push_back(std::move(line));
+  flush();
+}
+
+void Connection::flush() {
+  if (write_in_flight_ || closed_) return;
+  if (pending_.empty()) {
+    if (closing_) close_now();
+    return;
+  }
+  std::vector<asio::const_buffer> bufs;
+  while (!pending_.empty() && writing_.size() < kMaxLinesPerWrite) {
+    writing_.push_back(std::move(pending_.front()));
+    pending_.pop_front();
+  }
+  bufs.reserve(writing_.size());
+  for (const auto& s : writing_) bufs.emplace_back(asio::buffer(s));
+  write_in_flight_ = true;
+  asio::async_write(socket_, bufs,
+                    [self = self()](const boost::system::error_code& ec, std::size_t) {
+                      self->write_in_flight_ = false;
+                      if (ec) {
+                        self->close_now();
+                        return;
+                      }
+                      self->on_written();
+                    });
+}
+
+void Connection::on_written() {
+  if (closed_) return;
+  for (const auto& s : writing_) queued_bytes_ -= s.size();
+  writing_.clear();
+  flush();
+}
+
+void Connection::close_after_flush() {
+  if (closed_) return;
+  reading_stopped_ = true;
+  closing_ = true;
+  if (!write_in_flight_ && pending_.empty()) close_now();
+}
+
+void Connection::close_now() {
+  if (closed_) return;
+  closed_ = true;
+  reading_stopped_ = true;
+  boost::system::error_code ignored;
+  socket_.shutdown(Socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  pending_.clear();
+  queued_bytes_ = 0;
+  if (on_close_) on_close_(id_);
+}
+
+}  // namespace signaltty::broker
