@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# packaging/dev.sh: the developer entry point (interface.md, Build and layout).
+#
+#   ./packaging/dev.sh run     install missing packages, build, start signaltty
+#   ./packaging/dev.sh test    install missing packages, build, run every test
+#   ./packaging/dev.sh bench   install missing packages, build, run the benchmarks
+#
+# Environment:
+#   SIGNALTTY_BUILD_DIR   build directory (default: build)
+#   SIGNALTTY_CMAKE_ARGS  extra configure arguments, e.g. -DSIGNALTTY_SANITIZE=ON
+#
+# Never: installs a package that is already present, or touches anything
+# outside the build directory besides the Debian packages below.
+set -euo pipefail
+
+readonly PACKAGES=(
+  cmake g++ make pkg-config
+  libboost-dev nlohmann-json3-dev libvterm-dev libseccomp-dev libgit2-dev
+  libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libre2-dev
+  libtomlplusplus-dev libssl-dev
+  tmux util-linux procps
+)
+readonly BUILD_JOBS=2
+# How long `run` waits for a background broker to answer server.status.
+readonly BROKER_READY_TRIES=100
+readonly BROKER_READY_TICK_S=0.1
+
+ROOT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT_DIR
+BUILD_DIR="${SIGNALTTY_BUILD_DIR:-build}"
+readonly BUILD_DIR
+readonly BIN_DIR="${BUILD_DIR}/bin"
+
+usage() {
+  cat >&2 <<EOF
+usage: $0 run|test|bench
+
+  run    install missing Debian packages, build, start signaltty
+  test   install missing Debian packages, build, run every test (ctest)
+  bench  install missing Debian packages, build, run the benchmarks
+
+environment: SIGNALTTY_BUILD_DIR (default build), SIGNALTTY_CMAKE_ARGS
+EOF
+  exit 2
+}
+
+log() { printf 'dev.sh: %s\n' "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+# ---- packages ----------------------------------------------------------------
+
+missing_packages() {
+  local pkg
+  for pkg in "${PACKAGES[@]}"; do
+    if [[ "$(dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null)" != "install ok installed" ]]; then
+      printf '%s\n' "${pkg}"
+    fi
+  done
+}
+
+# Prints the command prefix that runs apt-get as root, or fails.
+root_prefix() {
+  if [[ "$(id -u)" -eq 0 ]]; then
+    return 0
+  fi
+  if command -v sudo >/dev/null 2>&1; then
+    printf 'sudo'
+    return 0
+  fi
+  return 1
+}
+
+install_missing_packages() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    log "dpkg-query not found: not a Debian system, skipping the package check"
+    return 0
+  fi
+  local missing
+  mapfile -t missing < <(missing_packages)
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    return 0
+  fi
+  local prefix
+  prefix="$(root_prefix)" || die "missing packages (${missing[*]}) and neither root nor sudo"
+  log "installing: ${missing[*]}"
+  ${prefix} env DEBIAN_FRONTEND=noninteractive apt-get update
+  ${prefix} env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# ---- build -------------------------------------------------------------------
+
+build() {
+  local extra=()
+  if [[ -n "${SIGNALTTY_CMAKE_ARGS:-}" ]]; then
+    read -r -a extra <<<"${SIGNALTTY_CMAKE_ARGS}"
+  fi
+  cmake -S . -B "${BUILD_DIR}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${extra[@]}"
+  cmake --build "${BUILD_DIR}" -j"${BUILD_JOBS}"
+}
+
+# ---- test / bench ------------------------------------------------------------
+
+run_tests() {
+  ctest --test-dir "${BUILD_DIR}" --output-on-failure -LE bench
+}
+
+bench_test_count() {
+  { ctest --test-dir "${BUILD_DIR}" -N -L bench 2>/dev/null || true; } |
+    sed -n 's/^Total Tests: *\([0-9][0-9]*\).*/\1/p'
+}
+
+# Benchmarks registered as tests labelled `bench` run through ctest; without
+# them, every benchmark executable the build produced runs in turn.
+run_benchmarks() {
+  local count
+  count="$(bench_test_count)"
+  if [[ "${count:-0}" -gt 0 ]]; then
+    ctest --test-dir "${BUILD_DIR}" --output-on-failure -L bench
+    return
+  fi
+  local found=0 exe
+  while IFS= read -r exe; do
+    found=1
+    log "running ${exe}"
+    "${exe}"
+  done < <(find "${BUILD_DIR}/tests/bench" "${BIN_DIR}" -maxdepth 1 -type f -perm -u+x \
+             \( -path "${BUILD_DIR}/tests/bench/*" -o -name '*bench*' \) 2>/dev/null | sort)
+  if [[ ${found} -eq 0 ]]; then
+    log "no benchmarks were built"
+  fi
+}
+
+# ---- run ---------------------------------------------------------------------
+
+broker_pid=""
+
+stop_broker() {
+  if [[ -n "${broker_pid}" ]] && kill -0 "${broker_pid}" 2>/dev/null; then
+    kill -TERM "${broker_pid}" 2>/dev/null || true
+    wait "${broker_pid}" 2>/dev/null || true
+  fi
+}
+
+broker_answers() { "${BIN_DIR}/signaltty" server status >/dev/null 2>&1; }
+
+# Starts a broker in the background (logging to the build dir) unless one
+# already answers, and waits until it accepts server.status.
+start_background_broker() {
+  if broker_answers; then
+    log "a broker is already running; using it"
+    return 0
+  fi
+  local broker_log="${BUILD_DIR}/broker.log"
+  "${BIN_DIR}/signaltty-broker" 2>>"${broker_log}" &
+  broker_pid=$!
+  trap stop_broker EXIT
+  local try
+  for ((try = 0; try < BROKER_READY_TRIES; try++)); do
+    if broker_answers; then
+      return 0
+    fi
+    kill -0 "${broker_pid}" 2>/dev/null || die "the broker exited; see ${broker_log}"
+    sleep "${BROKER_READY_TICK_S}"
+  done
+  die "the broker did not answer in time; see ${broker_log}"
+}
+
+# The seam: once the CLI has `new` (workspace.create + pane.spawn, attached),
+# run opens a shell pane on this terminal and stops the broker afterwards.
+# Until then it runs the broker in the foreground.
+cli_has_new() {
+  [[ -x "${BIN_DIR}/signaltty" ]] || return 1
+  local help
+  help="$("${BIN_DIR}/signaltty" --help 2>/dev/null || true)"
+  grep -Eq '^[[:space:]]+new([[:space:]]|$)' <<<"${help}"
+}
+
+run_signaltty() {
+  [[ -x "${BIN_DIR}/signaltty-broker" ]] || die "${BIN_DIR}/signaltty-broker was not built"
+  if cli_has_new; then
+    start_background_broker
+    "${BIN_DIR}/signaltty" new
+    return
+  fi
+  log "starting the broker in the foreground (Ctrl-C stops it)"
+  exec "${BIN_DIR}/signaltty-broker"
+}
+
+# ---- main --------------------------------------------------------------------
+
+main() {
+  [[ $# -eq 1 ]] || usage
+  case "$1" in
+    run | test | bench) ;;
+    *) usage ;;
+  esac
+  cd "${ROOT_DIR}"
+  install_missing_packages
+  build
+  case "$1" in
+    run) run_signaltty ;;
+    test) run_tests ;;
+    bench) run_benchmarks ;;
+  esac
+}
+
+main "$@"
