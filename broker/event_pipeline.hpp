@@ -1,35 +1,131 @@
 // broker/event_pipeline.hpp: numbers state events, appends them to the audit
 // journal, makes them durable with group commit (one fsync for every
 // transaction that arrived while the previous fsync ran), and only then
-// publishes them to the hub and runs the transactions' completions.
-// Runs in: broker; called on the io thread, fsyncs on a worker thread.
+// publishes them and runs the transactions' completions.
+// Runs in: broker; called on the io thread, writes and fsyncs on its own
+// journal thread, completions come back on the io thread.
 // Never: publishes an event before its journal record is synced; on a
 // journal or reservation write failure it stops the process instead.
+//
+// Usage (broker/server.cpp):
+//   EventPipeline pipeline(io, *journal, seq,
+//                          [&hub](const StateEvent& ev) { hub.publish(ev); },
+//                          config.group_commit);
+//   pipeline.commit(std::move(txn.events()), [reply] { reply(...); });
+//   ...
+//   pipeline.shutdown();   // drains queued groups, joins the thread
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <vector>
 
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "broker/audit_journal.hpp"
+#include "broker/config.hpp"
 #include "broker/event.hpp"
+#include "broker/sequence_reservation.hpp"
+#include "common/errors.hpp"
 
 namespace signaltty::broker {
 
+// Exit status when the journal or the reservation cannot be written
+// (EX_SOFTWARE): the broker stops rather than publish an unjournaled event.
+inline constexpr int kExitJournalFailure = 70;
+
+// The production fatal action: log the error, then _Exit(kExitJournalFailure).
+[[noreturn]] void stop_on_journal_failure(const Error& error);
+
 class EventPipeline {
  public:
-  virtual ~EventPipeline() = default;
+  using PublishSink = std::function<void(const StateEvent&)>;
+  using FatalAction = std::function<void(const Error&)>;
+
+  // `publish` runs on the io thread, in seq order, once an event is
+  // durable. `on_fatal` is called (from whichever thread failed) instead of
+  // publishing; after it nothing more is journaled or published.
+  EventPipeline(boost::asio::io_context& io, AuditJournal& journal, SequenceReservation& seq,
+                PublishSink publish, GroupCommit mode,
+                FatalAction on_fatal = stop_on_journal_failure);
+  ~EventPipeline();
+  EventPipeline(const EventPipeline&) = delete;
+  EventPipeline& operator=(const EventPipeline&) = delete;
+
   // Numbers `events` (in order), journals them, and after they are durable
-  // publishes them to the hub, then calls `done` (e.g. sends the reply).
-  // An empty `events` behaves like after_durable(done).
-  virtual void commit(std::vector<PendingEvent> events, std::function<void()> done) = 0;
+  // publishes them, then calls `done` (e.g. sends the reply). Completions
+  // run in commit order. An empty `events` behaves like after_durable(done).
+  void commit(std::vector<PendingEvent> events, std::function<void()> done);
   // Calls `done` once every commit issued before it is durable and published
   // (immediately when nothing is in flight). Read replies use it so a reader
   // never sees state whose event could still be lost.
-  virtual void after_durable(std::function<void()> done) = 0;
-  // A number for an ephemeral event (pty.data): consumes a seq, never journaled.
-  virtual std::uint64_t take_ephemeral_seq() = 0;
+  void after_durable(std::function<void()> done);
+  // A number for an ephemeral event (pty.data): consumes a seq, never
+  // journaled. After a fatal reservation failure it returns head_seq().
+  std::uint64_t take_ephemeral_seq();
   // Highest number issued so far (state or ephemeral).
-  virtual std::uint64_t head_seq() const = 0;
+  std::uint64_t head_seq() const;
+
+  // Writes and syncs every queued group, then joins the journal thread.
+  // Their completions run on the io thread if it runs on while the
+  // pipeline exists; destroying the pipeline drops them.
+  void shutdown();
+
+  // For the benchmark: journal syncs done, and events journaled.
+  std::uint64_t fsync_count() const { return fsync_count_.load(); }
+  std::uint64_t events_journaled() const { return events_journaled_.load(); }
+
+ private:
+  // Events committed while the journal thread was busy: one fsync for all.
+  struct Group {
+    std::uint64_t id = 0;
+    std::vector<StateEvent> events;
+  };
+  // The io thread's side of a group: its completions, in call order.
+  struct Completions {
+    std::uint64_t id = 0;
+    std::vector<std::function<void()>> dones;
+  };
+
+  std::uint64_t enqueue(std::vector<StateEvent> events);
+  void journal_loop();
+  Status write_group(const Group& group);
+  void complete(Group group, JournalView view);
+  void fail(const Error& error);
+
+  boost::asio::io_context& io_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  AuditJournal& journal_;
+  SequenceReservation& seq_;
+  PublishSink publish_;
+  const GroupCommit mode_;
+  FatalAction on_fatal_;
+
+  // Io thread.
+  std::deque<Completions> in_flight_;
+  std::uint64_t last_group_id_ = 0;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> busy_;
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+
+  // Shared with the journal thread.
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::optional<Group> waiting_;  // the group being formed
+  bool stopping_ = false;
+  std::atomic<bool> failed_{false};
+
+  std::atomic<std::uint64_t> fsync_count_{0};
+  std::atomic<std::uint64_t> events_journaled_{0};
+  std::thread journal_thread_;
 };
 
 }  // namespace signaltty::broker

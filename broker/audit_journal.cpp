@@ -1,0 +1,468 @@
+// broker/audit_journal.cpp: owns audit.jsonl and its one .1 predecessor,
+// and audit-retention.json, the evidence that says whether the history on
+// disk is complete (persistence.md, Event journal).
+// Runs in: broker. Each record is synced, and its evidence rewritten,
+// before the pipeline publishes its event.
+// Never: rewrites or drops a record; never turns an unprovable history
+// back into a provable one.
+#include "broker/audit_journal.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+#include "common/fs.hpp"
+#include "common/log.hpp"
+
+namespace signaltty::broker {
+namespace {
+
+constexpr const char* kCurrentName = "audit.jsonl";
+constexpr const char* kPredecessorName = "audit.jsonl.1";
+constexpr const char* kRetentionName = "audit-retention.json";
+// Only its existence matters here: a journal without evidence next to a
+// reservation file has had records, whatever the journal shows now.
+constexpr const char* kSequenceName = "event-sequence.json";
+constexpr std::size_t kReadChunkBytes = 64 * 1024;
+constexpr std::size_t kRetentionMaxBytes = 4096;
+
+// ---- reading lines ------------------------------------------------------
+
+enum class LineKind { Complete, Oversized, Torn };
+enum class Next { Continue, Stop };
+using LineFn = std::function<Next(std::string_view line, LineKind kind)>;
+
+// Calls `fn` for each line in [0, limit) of `fd`; a last line without '\n'
+// is reported as Torn. Returns how many bytes were read.
+Result<std::uint64_t> for_each_line(int fd, std::uint64_t limit, const LineFn& fn) {
+  std::string line;
+  bool oversized = false;
+  std::vector<char> buf(kReadChunkBytes);
+  std::uint64_t off = 0;
+  while (off < limit) {
+    auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), limit - off));
+    ssize_t n = ::pread(fd, buf.data(), want, static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::from_errno(ErrorCode::IoError, "pread", errno, "audit journal");
+    if (n == 0) break;
+    off += static_cast<std::uint64_t>(n);
+    std::string_view chunk(buf.data(), static_cast<std::size_t>(n));
+    while (!chunk.empty()) {
+      auto nl = chunk.find('\n');
+      auto part = chunk.substr(0, nl);
+      if (!oversized && line.size() + part.size() > kJournalMaxLineBytes) {
+        oversized = true;
+        std::string().swap(line);
+      }
+      if (!oversized) line.append(part);
+      if (nl == std::string_view::npos) break;
+      if (fn(line, oversized ? LineKind::Oversized : LineKind::Complete) == Next::Stop) return off;
+      line.clear();
+      oversized = false;
+      chunk.remove_prefix(nl + 1);
+    }
+  }
+  if (!line.empty() || oversized) fn(line, LineKind::Torn);
+  return off;
+}
+
+// A well-formed record has an unsigned `seq`, a string `event` and a
+// `payload`; `at` is kept when it is a string.
+std::optional<StateEvent> parse_record(std::string_view line) {
+  Json j = Json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  auto seq = j.find("seq");
+  auto event = j.find("event");
+  auto payload = j.find("payload");
+  if (seq == j.end() || !seq->is_number_unsigned()) return std::nullopt;
+  if (event == j.end() || !event->is_string() || payload == j.end()) return std::nullopt;
+  StateEvent ev;
+  ev.seq = seq->get<std::uint64_t>();
+  ev.name = event->get<std::string>();
+  ev.payload = std::move(*payload);
+  if (auto at = j.find("at"); at != j.end() && at->is_string()) ev.at = at->get<std::string>();
+  return ev;
+}
+
+// ---- scanning at open ---------------------------------------------------
+
+struct FileScan {
+  bool exists = false;
+  std::uint64_t bytes = 0;
+  bool clean = true;  // every line a record, seqs increasing, no torn tail
+  bool torn = false;
+  std::uint64_t records = 0;
+  std::uint64_t max_seq = 0;
+};
+
+// `prev_seq` carries the strict-increase check from .1 into the current file.
+Result<FileScan> scan_file(const UniqueFd& fd, std::uint64_t& prev_seq) {
+  FileScan scan;
+  if (!fd) return scan;
+  scan.exists = true;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    return Error::from_errno(ErrorCode::IoError, "fstat", errno, "audit journal");
+  scan.bytes = static_cast<std::uint64_t>(st.st_size);
+  auto read = for_each_line(fd.get(), scan.bytes, [&](std::string_view line, LineKind kind) {
+    if (kind == LineKind::Torn) scan.torn = true;
+    auto rec = kind == LineKind::Complete ? parse_record(line) : std::nullopt;
+    if (!rec || rec->seq <= prev_seq) {
+      scan.clean = false;
+      if (rec) scan.max_seq = std::max(scan.max_seq, rec->seq);
+      return Next::Continue;
+    }
+    prev_seq = rec->seq;
+    scan.max_seq = std::max(scan.max_seq, rec->seq);
+    ++scan.records;
+    return Next::Continue;
+  });
+  if (!read.ok()) return std::move(read).error();
+  return scan;
+}
+
+enum class Evidence { Missing, Unreadable, Present };
+struct RecordedRetention {
+  Evidence state = Evidence::Missing;
+  JournalRetention value;
+};
+
+RecordedRetention read_retention(const std::string& path) {
+  if (!fs::exists(path)) return {};
+  auto text = fs::read_file(path, kRetentionMaxBytes);
+  if (!text.ok()) {
+    log::warn("audit journal: cannot read retention evidence: " + text.error().message);
+    return {Evidence::Unreadable, {}};
+  }
+  Json j = Json::parse(*text, nullptr, false);
+  auto decoded = protocol::decode<JournalRetention>(j, "audit-retention");
+  if (j.is_discarded() || !decoded.ok()) {
+    log::warn("audit journal: retention evidence does not parse; history is unprovable");
+    return {Evidence::Unreadable, {}};
+  }
+  return {Evidence::Present, *decoded};
+}
+
+struct Verdict {
+  bool provable = false;
+  std::uint64_t retained_after = 0;
+  std::string reason;  // why not provable
+};
+
+// The provability rules of persistence.md, applied at open.
+Verdict judge(const RecordedRetention& rec, const FileScan& pred, const FileScan& cur,
+              bool sequence_file_exists) {
+  const std::uint64_t found_max = std::max(pred.max_seq, cur.max_seq);
+  const bool clean = pred.clean && cur.clean;
+  if (rec.state == Evidence::Missing) {
+    const bool fresh = pred.records == 0 && cur.records == 0 && !sequence_file_exists;
+    if (fresh && clean) return {true, found_max, {}};
+    return {false, found_max, "journal without retention evidence (legacy or fresh with records)"};
+  }
+  if (rec.state == Evidence::Unreadable) return {false, found_max, "retention evidence unreadable"};
+  const JournalRetention& r = rec.value;
+  Verdict v{false, r.retained_after, {}};
+  if (!r.known_complete)
+    v.reason = "history was already marked incomplete";
+  else if (cur.bytes != r.current_bytes)
+    v.reason = std::string(kCurrentName) + " is " + std::to_string(cur.bytes) +
+               " bytes, evidence says " + std::to_string(r.current_bytes);
+  else if (pred.exists != r.predecessor)
+    v.reason = std::string(kPredecessorName) + (pred.exists ? " exists but is not recorded"
+                                                            : " is recorded but missing");
+  else if (pred.exists && pred.bytes != r.predecessor_bytes)
+    v.reason = std::string(kPredecessorName) + " is " + std::to_string(pred.bytes) +
+               " bytes, evidence says " + std::to_string(r.predecessor_bytes);
+  else if (!clean)
+    v.reason = "a journal line is torn, malformed or out of sequence";
+  else
+    v.provable = true;
+  return v;
+}
+
+// ---- writing ------------------------------------------------------------
+
+Status write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::from_errno(ErrorCode::IoError, "write", errno, kCurrentName);
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return {};
+}
+
+Result<UniqueFd> open_current(const std::string& path, int extra_flags) {
+  UniqueFd fd(::open(path.c_str(),
+                     O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | extra_flags, 0600));
+  if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno, path);
+  return fd;
+}
+
+// The predecessor, or an empty fd when it does not exist.
+Result<UniqueFd> open_predecessor(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd && errno != ENOENT) return Error::from_errno(ErrorCode::IoError, "open", errno, path);
+  return fd;
+}
+
+Status datasync(const UniqueFd& fd) {
+  if (::fdatasync(fd.get()) != 0)
+    return Error::from_errno(ErrorCode::IoError, "fdatasync", errno, kCurrentName);
+  return {};
+}
+
+}  // namespace
+
+// ---- open ---------------------------------------------------------------
+
+AuditJournal::AuditJournal(std::string state_dir, JournalRetention retention,
+                           std::uint64_t max_seq)
+    : state_dir_(std::move(state_dir)),
+      retention_(retention),
+      last_seq_(max_seq),
+      max_seq_at_open_(max_seq) {}
+
+AuditJournal::~AuditJournal() = default;
+
+Result<std::unique_ptr<AuditJournal>> AuditJournal::open(const std::string& state_dir) {
+  SIGNALTTY_TRY(UniqueFd pred_fd, open_predecessor(fs::join(state_dir, kPredecessorName)));
+  SIGNALTTY_TRY(UniqueFd cur_fd, open_current(fs::join(state_dir, kCurrentName), 0));
+  std::uint64_t prev_seq = 0;
+  SIGNALTTY_TRY(FileScan pred, scan_file(pred_fd, prev_seq));
+  SIGNALTTY_TRY(FileScan cur, scan_file(cur_fd, prev_seq));
+  const auto recorded = read_retention(fs::join(state_dir, kRetentionName));
+  const Verdict verdict =
+      judge(recorded, pred, cur, fs::exists(fs::join(state_dir, kSequenceName)));
+
+  if (cur.torn) {  // the tail of an append that never completed
+    SIGNALTTY_RETURN_IF_ERROR(write_all(cur_fd.get(), "\n"));
+    SIGNALTTY_RETURN_IF_ERROR(datasync(cur_fd));
+    cur.bytes += 1;
+  }
+  if (pred.torn) log::warn("audit journal: " + std::string(kPredecessorName) + " ends torn");
+
+  JournalRetention retention{verdict.retained_after, pred.exists, cur.bytes, pred.bytes,
+                             verdict.provable};
+  std::unique_ptr<AuditJournal> journal(
+      new AuditJournal(state_dir, retention, std::max(pred.max_seq, cur.max_seq)));
+  journal->current_fd_ = std::make_shared<UniqueFd>(std::move(cur_fd));
+  if (pred_fd) journal->predecessor_fd_ = std::make_shared<UniqueFd>(std::move(pred_fd));
+  journal->current_bytes_ = cur.bytes;
+  // The verdict is persisted now, so an unprovable history stays unprovable.
+  SIGNALTTY_RETURN_IF_ERROR(journal->write_retention());
+  journal->synced_ = journal->durable_snapshot();
+  journal->published_ = journal->synced_;
+
+  if (!verdict.provable)
+    log::warn("audit journal: disk history is not provable (" + verdict.reason +
+              "); replay from disk is unavailable");
+  log::info("audit journal: " + std::to_string(pred.records + cur.records) +
+            " records, highest seq " + std::to_string(journal->max_seq_at_open_) +
+            ", retained after " + std::to_string(verdict.retained_after));
+  return journal;
+}
+
+// ---- journal thread -----------------------------------------------------
+
+std::string AuditJournal::encode_record(const StateEvent& ev) {
+  constexpr auto kReplace = Json::error_handler_t::replace;
+  std::string line = "{\"seq\":";
+  line += std::to_string(ev.seq);
+  line += ",\"event\":";
+  line += Json(ev.name).dump(-1, ' ', false, kReplace);
+  line += ",\"payload\":";
+  line += ev.payload.dump(-1, ' ', false, kReplace);
+  line += ",\"at\":";
+  line += Json(ev.at).dump(-1, ' ', false, kReplace);
+  line += '}';
+  return line;
+}
+
+Status AuditJournal::write_batch(const std::vector<StateEvent>& events) {
+  for (const StateEvent& ev : events) {
+    if (ev.seq <= last_seq_)
+      return Error{ErrorCode::Internal, "audit journal: seq " + std::to_string(ev.seq) +
+                                            " does not follow " + std::to_string(last_seq_)};
+    SIGNALTTY_RETURN_IF_ERROR(rotate_if_full());
+    pending_ += encode_record(ev);
+    pending_ += '\n';
+    last_seq_ = ev.seq;
+  }
+  return flush_pending();
+}
+
+Status AuditJournal::sync() {
+  SIGNALTTY_RETURN_IF_ERROR(flush_pending());
+  if (unsynced_) {
+    SIGNALTTY_RETURN_IF_ERROR(datasync(*current_fd_));
+    unsynced_ = false;
+  }
+  retention_.current_bytes = current_bytes_;
+  SIGNALTTY_RETURN_IF_ERROR(write_retention());
+  synced_ = durable_snapshot();
+  return {};
+}
+
+JournalView AuditJournal::durable_view() const { return synced_; }
+
+Status AuditJournal::flush_pending() {
+  if (pending_.empty()) return {};
+  SIGNALTTY_RETURN_IF_ERROR(write_all(current_fd_->get(), pending_));
+  current_bytes_ += pending_.size();
+  unsynced_ = true;
+  pending_.clear();
+  return {};
+}
+
+// The check before each append: the file counts what is still buffered.
+// A file can exceed the threshold by the one crossing record.
+Status AuditJournal::rotate_if_full() {
+  if (current_bytes_ + pending_.size() < limits::kJournalRotateBytes) return {};
+  SIGNALTTY_RETURN_IF_ERROR(flush_pending());
+  return rotate();
+}
+
+// persistence.md, rotation: evidence first, then rename current over .1,
+// then a fresh current file; file and directory synced.
+Status AuditJournal::rotate() {
+  if (unsynced_) {  // the records about to become .1 must be durable first
+    SIGNALTTY_RETURN_IF_ERROR(datasync(*current_fd_));
+    unsynced_ = false;
+  }
+  SIGNALTTY_TRY(std::uint64_t discarded_max, read_back_predecessor());
+  retention_.retained_after = std::max(retention_.retained_after, discarded_max);
+  retention_.predecessor = true;
+  retention_.predecessor_bytes = current_bytes_;
+  retention_.current_bytes = 0;
+  SIGNALTTY_RETURN_IF_ERROR(write_retention());
+
+  const std::string cur = path(kCurrentName);
+  if (::rename(cur.c_str(), path(kPredecessorName).c_str()) != 0)
+    return Error::from_errno(ErrorCode::IoError, "rename", errno, cur);
+  SIGNALTTY_TRY(UniqueFd fresh, open_current(cur, O_EXCL));
+  if (::fsync(fresh.get()) != 0) return Error::from_errno(ErrorCode::IoError, "fsync", errno, cur);
+  SIGNALTTY_RETURN_IF_ERROR(fs::fsync_dir(state_dir_));
+  predecessor_fd_ = std::move(current_fd_);
+  current_fd_ = std::make_shared<UniqueFd>(std::move(fresh));
+  current_bytes_ = 0;
+  log::info("audit journal: rotated; retained after " + std::to_string(retention_.retained_after));
+  return {};
+}
+
+// "The existing .1 must read back cleanly": its highest seq becomes the new
+// retained_after. With provable history any deviation stops the server
+// (the restart then records the history as unprovable); with unprovable
+// history only an I/O error does, so a damaged .1 cannot block rotation
+// forever.
+Result<std::uint64_t> AuditJournal::read_back_predecessor() const {
+  if (!retention_.predecessor) return std::uint64_t{0};
+  const bool strict = retention_.known_complete;
+  const std::string p = path(kPredecessorName);
+  SIGNALTTY_TRY(UniqueFd fd, open_predecessor(p));
+  if (!fd) {
+    if (strict) return Error{ErrorCode::IoError, p + ": recorded predecessor is missing"};
+    return std::uint64_t{0};
+  }
+  std::uint64_t prev = 0;
+  SIGNALTTY_TRY(FileScan scan, scan_file(fd, prev));
+  if (strict && (!scan.clean || scan.bytes != retention_.predecessor_bytes))
+    return Error{ErrorCode::IoError, p + ": does not read back cleanly (" +
+                                         std::to_string(scan.bytes) + " bytes, " +
+                                         std::to_string(scan.records) + " good records)"};
+  return scan.max_seq;
+}
+
+Status AuditJournal::write_retention() const {
+  return fs::write_file_durable(path(kRetentionName), protocol::encode(retention_).dump() + "\n");
+}
+
+JournalView AuditJournal::durable_snapshot() const {
+  JournalView v;
+  v.provable = retention_.known_complete;
+  v.retained_after = retention_.retained_after;
+  if (retention_.predecessor && predecessor_fd_) {
+    v.predecessor = predecessor_fd_;
+    v.predecessor_bytes = retention_.predecessor_bytes;
+  }
+  v.current = current_fd_;
+  v.current_bytes = retention_.current_bytes;
+  return v;
+}
+
+std::string AuditJournal::path(const char* name) const { return fs::join(state_dir_, name); }
+
+// ---- io thread ----------------------------------------------------------
+
+void AuditJournal::publish_view(JournalView view) { published_ = std::move(view); }
+
+bool AuditJournal::history_provable() const { return published_.provable; }
+
+std::uint64_t AuditJournal::retained_after() const { return published_.retained_after; }
+
+JournalCapture AuditJournal::capture() const {
+  JournalCapture cap{published_.provable, published_.retained_after, {}};
+  auto add = [&cap](const std::shared_ptr<const UniqueFd>& fd, std::uint64_t bytes) {
+    if (!fd) return true;
+    UniqueFd dup(::fcntl(fd->get(), F_DUPFD_CLOEXEC, 0));
+    if (!dup) return false;
+    cap.files.emplace_back(std::move(dup), bytes);
+    return true;
+  };
+  if (!add(published_.predecessor, published_.predecessor_bytes) ||
+      !add(published_.current, published_.current_bytes)) {
+    log::warn("audit journal: cannot duplicate a journal fd for replay; disk history unavailable");
+    cap.provable = false;
+    cap.files.clear();
+  }
+  return cap;
+}
+
+// ---- worker thread ------------------------------------------------------
+
+Result<std::vector<StateEvent>> AuditJournal::read_records(JournalCapture& capture,
+                                                           std::uint64_t after_seq,
+                                                           std::uint64_t through_seq) {
+  return read_records(capture, after_seq, through_seq, RecordFilter{},
+                      std::numeric_limits<std::size_t>::max() - 1);
+}
+
+Result<std::vector<StateEvent>> AuditJournal::read_records(JournalCapture& capture,
+                                                           std::uint64_t after_seq,
+                                                           std::uint64_t through_seq,
+                                                           const RecordFilter& keep,
+                                                           std::size_t max_kept) {
+  std::vector<StateEvent> out;
+  std::optional<Error> failure;
+  bool done = false;
+  for (auto& [fd, bytes] : capture.files) {
+    if (done) break;
+    auto read = for_each_line(fd.get(), bytes, [&](std::string_view line, LineKind kind) {
+      auto rec = kind == LineKind::Complete ? parse_record(line) : std::nullopt;
+      if (!rec) {
+        if (!capture.provable) return Next::Continue;
+        failure = Error{ErrorCode::IoError, "audit journal: a captured record does not parse"};
+        return Next::Stop;
+      }
+      if (capture.provable && rec->seq > through_seq) done = true;
+      if (rec->seq <= after_seq || rec->seq > through_seq) return done ? Next::Stop : Next::Continue;
+      if (keep && !keep(*rec)) return Next::Continue;
+      out.push_back(std::move(*rec));
+      if (out.size() > max_kept) done = true;
+      return done ? Next::Stop : Next::Continue;
+    });
+    if (!read.ok()) return std::move(read).error();
+    if (failure) return std::move(*failure);
+    if (capture.provable && !done && *read != bytes)
+      return Error{ErrorCode::IoError, "audit journal: a captured file is shorter than recorded"};
+  }
+  return out;
+}
+
+}  // namespace signaltty::broker

@@ -1,0 +1,155 @@
+// broker/audit_journal.hpp: owns audit.jsonl, its one predecessor
+// audit.jsonl.1 and the coverage evidence audit-retention.json
+// (persistence.md, Event journal): appending records, rotation at 8 MiB,
+// the provability verdict, and bounded reads for replay.
+// Runs in: broker. open() at startup; write_batch()/sync()/durable_view()
+// only on the event pipeline's journal thread; publish_view()/capture()
+// and the accessors on the io thread; read_records() on a worker thread.
+// Never: numbers events (the pipeline does) or decides a replay's status
+// (the event hub does); never reports history as provable once it was not.
+//
+// Usage (startup, then the pipeline):
+//   SIGNALTTY_TRY(auto journal, AuditJournal::open(state_dir));
+//   journal thread:  journal->write_batch(events); journal->sync();
+//                    auto view = journal->durable_view();
+//   io thread:       journal->publish_view(std::move(view));   // then publish
+//   subscribe:       auto cap = journal->capture();           // io thread
+//                    auto recs = AuditJournal::read_records(cap, from, fence);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "broker/event.hpp"
+#include "common/errors.hpp"
+#include "common/limits.hpp"
+#include "common/unique_fd.hpp"
+
+namespace signaltty::broker {
+
+// Our bound on one journal line (not in the spec): a record carries at most
+// one request line's worth of payload plus its envelope. Longer lines are
+// not records; they make history unprovable.
+inline constexpr std::size_t kJournalMaxLineBytes = 2 * limits::kMaxLineBytes;
+
+// audit-retention.json (persistence.md, Event journal).
+struct JournalRetention {
+  std::uint64_t retained_after = 0;
+  bool predecessor = false;
+  std::uint64_t current_bytes = 0;
+  std::uint64_t predecessor_bytes = 0;
+  bool known_complete = false;
+  static constexpr auto fields() {
+    using R = JournalRetention;
+    using protocol::req;
+    return std::tuple{req("retained_after", &R::retained_after),
+                      req("predecessor", &R::predecessor),
+                      req("current_bytes", &R::current_bytes),
+                      req("predecessor_bytes", &R::predecessor_bytes),
+                      req("known_complete", &R::known_complete)};
+  }
+};
+
+// What readers may see: the files as of the last completed sync(). The fds
+// stay valid across rotations (a renamed file is still the same file).
+struct JournalView {
+  bool provable = false;
+  std::uint64_t retained_after = 0;
+  std::shared_ptr<const UniqueFd> predecessor;  // null when there is no .1
+  std::uint64_t predecessor_bytes = 0;
+  std::shared_ptr<const UniqueFd> current;
+  std::uint64_t current_bytes = 0;
+};
+
+// One replay's hold on the journal: its own fds (.1 first, then current)
+// with the durable length of each at capture time.
+struct JournalCapture {
+  bool provable = false;
+  std::uint64_t retained_after = 0;
+  std::vector<std::pair<UniqueFd, std::uint64_t>> files;
+};
+
+class AuditJournal {
+ public:
+  // Scans both files, applies the provability rules, persists the verdict
+  // (unprovable is sticky) and repairs a torn last line. IO_ERROR when the
+  // state dir cannot be used.
+  static Result<std::unique_ptr<AuditJournal>> open(const std::string& state_dir);
+
+  AuditJournal(const AuditJournal&) = delete;
+  AuditJournal& operator=(const AuditJournal&) = delete;
+  ~AuditJournal();
+
+  // ---- journal thread -------------------------------------------------
+  // Appends one line per event (seqs strictly increasing), rotating first
+  // whenever the current file has reached the threshold. Not durable
+  // until sync().
+  Status write_batch(const std::vector<StateEvent>& events);
+  // fdatasync of the current file, then audit-retention.json rewritten
+  // durably with the new lengths.
+  Status sync();
+  // The state as of the last successful sync() (or open()).
+  JournalView durable_view() const;
+
+  // ---- io thread -------------------------------------------------------
+  // The pipeline hands over the view of a group it is about to publish.
+  void publish_view(JournalView view);
+  // Duplicates the published fds; cheap. On fd exhaustion the capture is
+  // marked unprovable (and logged) rather than failing the subscribe.
+  JournalCapture capture() const;
+  bool history_provable() const;
+  std::uint64_t retained_after() const;
+  // Highest seq found in the journal when it was opened (0 when empty).
+  std::uint64_t max_seq() const { return max_seq_at_open_; }
+
+  // ---- worker thread ---------------------------------------------------
+  // Records with after_seq < seq <= through_seq, ascending, read up to the
+  // captured lengths. A line that does not parse is an error in a provable
+  // capture and skipped in an unprovable one.
+  static Result<std::vector<StateEvent>> read_records(JournalCapture& capture,
+                                                      std::uint64_t after_seq,
+                                                      std::uint64_t through_seq);
+  // Same, keeping only records `keep` accepts and stopping after
+  // max_kept + 1 of them (so a caller can tell "more than max_kept").
+  using RecordFilter = std::function<bool(const StateEvent&)>;
+  static Result<std::vector<StateEvent>> read_records(JournalCapture& capture,
+                                                      std::uint64_t after_seq,
+                                                      std::uint64_t through_seq,
+                                                      const RecordFilter& keep,
+                                                      std::size_t max_kept);
+
+  // The record line (without '\n') exactly as it is journaled.
+  static std::string encode_record(const StateEvent& ev);
+
+ private:
+  AuditJournal(std::string state_dir, JournalRetention retention, std::uint64_t max_seq);
+
+  Status flush_pending();
+  Status rotate_if_full();
+  Status rotate();
+  Result<std::uint64_t> read_back_predecessor() const;
+  Status write_retention() const;
+  JournalView durable_snapshot() const;
+  std::string path(const char* name) const;
+
+  const std::string state_dir_;
+  // Journal thread (and open()).
+  JournalRetention retention_;
+  std::shared_ptr<UniqueFd> current_fd_;
+  std::shared_ptr<UniqueFd> predecessor_fd_;
+  std::uint64_t current_bytes_ = 0;  // written, maybe not yet synced
+  std::uint64_t last_seq_ = 0;
+  std::string pending_;  // lines not yet written to the current file
+  bool unsynced_ = false;
+  JournalView synced_;
+  const std::uint64_t max_seq_at_open_;
+  // Io thread.
+  JournalView published_;
+};
+
+}  // namespace signaltty::broker
