@@ -64,6 +64,7 @@ class EventPipeline {
   // Numbers `events` (in order), journals them, and after they are durable
   // publishes them, then calls `done` (e.g. sends the reply). Completions
   // run in commit order. An empty `events` behaves like after_durable(done).
+  // Not to be called after shutdown(): nothing would journal it.
   void commit(std::vector<PendingEvent> events, std::function<void()> done);
   // Calls `done` once every commit issued before it is durable and published
   // (immediately when nothing is in flight). Read replies use it so a reader
