@@ -1,0 +1,154 @@
+// broker/store.hpp: the model of model.md — workspaces (in creation order),
+// their tabs, and the panes map — and every transition on it. A transition
+// validates first and mutates only when nothing can fail any more, so a
+// failed call leaves the model untouched; a change emits its typed events
+// into the caller's Txn and bumps revision(); a no-op emits nothing.
+// Runs in: broker (io thread, the store's one owner).
+// Never: knows sockets, the journal or threads; it only fills a Txn.
+//
+// Usage:
+//   Txn txn;
+//   SIGNALTTY_TRY(protocol::Workspace ws, store.create_workspace(txn, "api", std::nullopt));
+//   SIGNALTTY_TRY(protocol::Tab tab, store.create_tab(txn, ws.handle, std::nullopt));
+//   // txn.events(): workspace.created, tab.created, workspace.updated
+//
+// Pointers returned by the find_* queries stay valid until the next
+// transition.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker/event.hpp"
+#include "broker/snapshot_doc.hpp"
+#include "common/errors.hpp"
+#include "common/protocol/model.hpp"
+#include "common/protocol/signal_name.hpp"
+
+namespace signaltty::broker {
+
+// Returns "now" as an RFC 3339 UTC string; tests pass a fixed one.
+using Clock = std::function<std::string()>;
+Clock system_clock_rfc3339();
+
+// Default names (model.md, Workspace; Tab and layout).
+inline constexpr std::string_view kDefaultWorkspaceName = "workspace";
+inline constexpr std::string_view kDefaultTabTitle = "tab";
+
+class Store {
+ public:
+  explicit Store(Clock clock = system_clock_rfc3339());
+
+  // ---- queries -----------------------------------------------------------
+  // By id first, then by handle; NO_SUCH_WORKSPACE naming the key.
+  Result<const protocol::Workspace*> find_workspace(std::string_view id_or_handle) const;
+  // By id; NO_SUCH_TAB naming the key.
+  Result<const protocol::Tab*> find_tab(std::string_view tab_id) const;
+  // By id first, then by pane name; NO_SUCH_PANE naming the key.
+  Result<const protocol::Pane*> find_pane(std::string_view id_or_name) const;
+
+  std::vector<protocol::Workspace> list_workspaces() const;
+  // The workspace's tabs in its `tabs` order.
+  std::vector<protocol::Tab> tabs_of(const protocol::Workspace& workspace) const;
+  // Every pane of the workspace, tab by tab, each tab in layout order.
+  std::vector<protocol::Pane> panes_of_workspace(const protocol::Workspace& workspace) const;
+  // The tab's panes: layout order, then any pane without a leaf (by id).
+  std::vector<protocol::Pane> panes_of_tab(const protocol::Tab& tab) const;
+
+  std::size_t workspace_count() const { return workspaces_.size(); }
+  std::size_t tab_count() const { return tabs_.size(); }
+  std::size_t pane_count() const { return panes_.size(); }
+  std::size_t live_pane_count() const;
+
+  // Grows by one with every transition that changed the model.
+  std::uint64_t revision() const { return revision_; }
+
+  // ---- workspace transitions ---------------------------------------------
+  // Name default "workspace" (sanitized, see sanitize_display_name); cwd
+  // default $HOME, must be an absolute existing directory (BAD_PARAMS
+  // naming `cwd`) and is stored resolved (realpath). The handle is derived
+  // from the name and unique. Emits workspace.created {workspace}.
+  Result<protocol::Workspace> create_workspace(Txn& txn, std::optional<std::string> name,
+                                               std::optional<std::string> cwd);
+  // Changes the name only (the handle is immutable). Emits
+  // workspace.updated {workspace}, nothing when the name is unchanged.
+  Result<protocol::Workspace> rename_workspace(Txn& txn, std::string_view id_or_handle,
+                                               std::string_view name);
+  // Closes every tab (their panes first: pane.closed each, then tab.closed
+  // {tab_id, workspace_id}), then emits workspace.closed {workspace_id}.
+  // `signal` is for the panes' processes (decisions.md 17); see close_tab.
+  Status close_workspace(Txn& txn, std::string_view id_or_handle,
+                         const std::optional<protocol::SignalName>& signal = std::nullopt);
+
+  // ---- tab transitions ---------------------------------------------------
+  // Title default "tab"; the new tab (layout null) becomes the active tab.
+  // Emits tab.created {tab}, then workspace.updated {workspace}.
+  Result<protocol::Tab> create_tab(Txn& txn, std::string_view workspace_key,
+                                   std::optional<std::string> title);
+  // Removes the tab's panes (pane.closed each), emits tab.closed {tab_id,
+  // workspace_id}, fixes the workspace's tabs and active_tab_id (the next
+  // tab, else the previous one, else none) and emits workspace.updated.
+  // Seam: signalling the panes' process groups and waiting for the reap
+  // (decisions.md 17) belongs to the supervisor; `signal` is passed through
+  // for it and today the pane records are dropped directly.
+  Status close_tab(Txn& txn, std::string_view tab_id,
+                   const std::optional<protocol::SignalName>& signal = std::nullopt);
+  // Leaves may name panes by id or name. The tree must hold every pane of
+  // the tab exactly once (BAD_PARAMS {pane_id} otherwise); ratios are
+  // clamped. Emits tab.updated {tab}, nothing when the layout is unchanged.
+  Result<protocol::Tab> set_layout(Txn& txn, std::string_view tab_id,
+                                   const protocol::Layout& layout);
+  // Moves one divider (layout.hpp set_ratio_at). A tab without a layout is
+  // BAD_PARAMS. Emits tab.updated {tab}, nothing when the ratio is unchanged.
+  Result<protocol::Tab> set_ratio(Txn& txn, std::string_view tab_id, const std::vector<int>& path,
+                                  double ratio);
+
+  // ---- pane transitions --------------------------------------------------
+  // Removes a pane record (once its process is gone): emits pane.closed
+  // {pane_id}, removes its leaf (the parent collapses; the last leaf makes
+  // the layout null), moves active_pane_id to the first remaining pane and
+  // emits tab.updated {tab}.
+  Status remove_pane(Txn& txn, std::string_view pane_id);
+
+  // ---- persistence (persistence.md, Snapshot) ----------------------------
+  SnapshotDoc to_snapshot() const;
+  // Restores workspaces, tabs and panes as saved. Repairs, each with a
+  // log warning: duplicate ids dropped; tabs of a missing workspace and
+  // panes of a missing tab dropped; workspace tab lists and active ids
+  // fixed; tab layouts made to hold exactly the tab's panes. Missing
+  // handles are backfilled (workspaces sorted by id). A version other than
+  // kSnapshotVersion is BAD_PARAMS (the caller refuses to start).
+  static Result<Store> from_snapshot(SnapshotDoc doc, Clock clock = system_clock_rfc3339());
+
+ private:
+  std::vector<std::string> pane_ids_of_tab(std::string_view tab_id) const;
+  bool handle_taken(std::string_view handle) const;
+  std::string resolve_leaf(const std::string& id_or_name) const;
+
+  void drop_panes_of_tab(Txn& txn, const std::string& tab_id);
+  void drop_tab(Txn& txn, const std::string& tab_id);
+  void changed() { ++revision_; }
+
+  // from_snapshot steps
+  void restore_workspaces(std::vector<protocol::Workspace> workspaces);
+  void restore_tabs(std::vector<protocol::Tab> tabs);
+  void restore_panes(std::vector<protocol::Pane> panes);
+  void repair_tab_lists();
+  void repair_layouts();
+  void backfill_handles();
+
+  Clock clock_;
+  std::vector<std::string> workspace_order_;
+  std::map<std::string, protocol::Workspace, std::less<>> workspaces_;
+  std::map<std::string, protocol::Tab, std::less<>> tabs_;
+  std::map<std::string, protocol::Pane, std::less<>> panes_;
+  std::uint64_t revision_ = 0;
+};
+
+}  // namespace signaltty::broker
