@@ -289,7 +289,7 @@ struct Codec<T, std::enable_if_t<detail::HasFields<T>::value>> {
     if (!j.is_object()) return detail::mistyped(path.empty() ? "params" : path, "object", j);
     T out{};
     std::optional<Error> failure;
-    std::apply([&](const auto&... f) { (decode_field(j, path, f, out, failure) && ...); },
+    std::apply([&](const auto&... f) { static_cast<void>((decode_field(j, path, f, out, failure) && ...)); },
                T::fields());
     if (failure) return std::move(*failure);
     return out;

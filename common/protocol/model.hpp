@@ -105,7 +105,7 @@ struct Workspace {
   static constexpr auto fields() {
     return std::tuple{
         req("id", &Workspace::id),          req("name", &Workspace::name),
-        req("handle", &Workspace::handle),  req("cwd", &Workspace::cwd),
+        opt("handle", &Workspace::handle),  req("cwd", &Workspace::cwd),
         opt("git", &Workspace::git),        opt("tabs", &Workspace::tabs),
         opt("active_tab_id", &Workspace::active_tab_id),
         opt("auto_resume", &Workspace::auto_resume, "resume adapter panes at broker start"),

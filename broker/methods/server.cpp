@@ -1,0 +1,52 @@
+// broker/methods/server.cpp: server.status, server.shutdown, server.schema.
+// Runs in: broker (io thread).
+#include <chrono>
+
+#include "broker/event_pipeline.hpp"
+#include "broker/handlers.hpp"
+#include "broker/snapshot_store.hpp"
+#include "broker/store.hpp"
+#include "common/log.hpp"
+#include "common/protocol/schema.hpp"
+
+namespace signaltty::broker {
+
+Result<p::ServerStatusResult> handle(p::ServerStatus, Ctx& ctx, p::Empty&&) {
+  const Store& store = ctx.services.store;
+  auto uptime = std::chrono::steady_clock::now() - ctx.services.started_at;
+  p::ServerStatusResult r;
+  r.version = std::string(p::kVersion);
+  r.protocol = std::string(p::kProtocol);
+  r.uptime_s = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(uptime).count());
+  r.workspaces = store.workspace_count();
+  r.tabs = store.tab_count();
+  r.panes = store.pane_count();
+  r.live_panes = store.live_pane_count();
+  r.seq = ctx.services.pipeline.head_seq();
+  return r;
+}
+
+Result<p::ServerSchemaResult> handle(p::ServerSchema, Ctx&, p::Empty&&) {
+  return p::build_schema();
+}
+
+// persistence.md: the snapshot is saved before server.will_shutdown is
+// emitted; the reply follows the event, then the broker stops.
+void handle(p::ServerShutdown, Ctx& ctx, p::ServerShutdownParams&& params,
+            Reply<p::ServerShutdownResult> reply) {
+  if (ctx.services.store.live_pane_count() > 0 && !params.force) {
+    Error e{ErrorCode::PanesAlive, "panes are still running; pass force to stop anyway"};
+    e.details = {{"live_panes", ctx.services.store.live_pane_count()}};
+    return reply(std::move(e));
+  }
+  if (auto saved = ctx.services.snapshots.save_now(); !saved.ok())
+    log::error("server.shutdown: snapshot save failed: " + saved.error().message);
+  ctx.txn.emit<p::ev::ServerWillShutdown>(p::Empty{});
+  log::info("server.shutdown requested by pid " + std::to_string(ctx.session->peer_pid()));
+  reply(p::ServerShutdownResult{true});
+  // After the reply is queued behind the event's commit.
+  ctx.services.pipeline.after_durable(ctx.services.request_stop);
+}
+
+}  // namespace signaltty::broker

@@ -1,0 +1,208 @@
+// broker/server.cpp: builds the broker's parts in order and runs the loop.
+// Runs in: broker (main thread).
+#include "broker/server.hpp"
+
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <csignal>
+#include <unordered_map>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "broker/audit_journal.hpp"
+#include "broker/connection.hpp"
+#include "broker/event_hub.hpp"
+#include "broker/event_pipeline.hpp"
+#include "broker/paths.hpp"
+#include "broker/router.hpp"
+#include "broker/sequence_reservation.hpp"
+#include "broker/snapshot_store.hpp"
+#include "broker/store.hpp"
+#include "common/log.hpp"
+
+namespace signaltty::broker {
+namespace asio = boost::asio;
+using Local = asio::local::stream_protocol;
+
+namespace {
+
+// How long an orderly stop waits for queued replies to reach clients.
+constexpr std::chrono::milliseconds kStopFlushBudget{2000};
+// Accept backs off this long when the process is out of file descriptors.
+constexpr std::chrono::milliseconds kAcceptBackoff{100};
+
+// security.md, broker: not dumpable, no core files, private file modes.
+void harden_process() {
+  ::umask(077);
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  // A write past RLIMIT_FSIZE must fail with EFBIG (and stop us through the
+  // journal's failure path), not kill us before we can say why.
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+Result<Store> load_store(const std::string& state_dir) {
+  SIGNALTTY_TRY(auto doc, load_snapshot(state_dir));
+  if (!doc) return Store{};
+  return Store::from_snapshot(std::move(*doc));
+}
+
+}  // namespace
+
+struct Server::Impl {
+  Config config;
+  asio::io_context io{1};
+  std::unique_ptr<InstanceLock> lock;
+  std::unique_ptr<AuditJournal> journal;
+  std::unique_ptr<SequenceReservation> reservation;
+  std::unique_ptr<Store> store;
+  std::unique_ptr<EventHub> hub;
+  std::unique_ptr<EventPipeline> pipeline;
+  std::unique_ptr<SnapshotScheduler> snapshots;
+  std::unique_ptr<Services> services;
+  std::unique_ptr<Router> router;
+  std::unique_ptr<Local::acceptor> acceptor;
+  asio::signal_set signals{io, SIGTERM, SIGINT};
+  asio::steady_timer accept_backoff{io};
+  std::unordered_map<std::uint64_t, std::shared_ptr<Connection>> connections;
+  std::uint64_t next_session_id = 1;
+  bool stopping = false;
+
+  Status open_state();
+  Status listen();
+  void accept_next();
+  void on_accept(Local::socket socket);
+  void on_close(std::uint64_t id);
+  void stop(std::string_view why);
+};
+
+Status Server::Impl::open_state() {
+  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir_recursive(config.state_dir));
+  SIGNALTTY_TRY(lock, InstanceLock::acquire(config.state_dir));
+  SIGNALTTY_TRY(journal, AuditJournal::open(config.state_dir));
+  SIGNALTTY_TRY(auto reserved, SequenceReservation::open(config.state_dir, journal->max_seq()));
+  reservation = std::make_unique<SequenceReservation>(std::move(reserved));
+  SIGNALTTY_TRY(auto loaded, load_store(config.state_dir));
+  store = std::make_unique<Store>(std::move(loaded));
+  hub = std::make_unique<EventHub>(io, *journal, reservation->head());
+  pipeline = std::make_unique<EventPipeline>(
+      io, *journal, *reservation, [this](const StateEvent& ev) { hub->publish(ev); },
+      config.group_commit);
+  snapshots = std::make_unique<SnapshotScheduler>(
+      io, config.state_dir, [this] { return store->to_snapshot(); },
+      [this] { return store->revision(); });
+  services = std::make_unique<Services>(Services{io, config, *store, *pipeline, *hub, *snapshots,
+                                                 std::chrono::steady_clock::now(),
+                                                 [this] { stop("server.shutdown"); }});
+  router = std::make_unique<Router>(*services);
+  return {};
+}
+
+Status Server::Impl::listen() {
+  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir(config.runtime_dir));
+  SIGNALTTY_RETURN_IF_ERROR(claim_socket_path(config.socket_path));
+  boost::system::error_code ec;
+  acceptor = std::make_unique<Local::acceptor>(io);
+  acceptor->open(Local(), ec);
+  if (!ec) acceptor->bind(Local::endpoint(config.socket_path), ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Error{ErrorCode::IoError, "listen on " + config.socket_path + ": " + ec.message()};
+  if (::chmod(config.socket_path.c_str(), 0600) != 0)
+    return Error::from_errno(ErrorCode::IoError, "chmod", errno, config.socket_path);
+  return {};
+}
+
+void Server::Impl::accept_next() {
+  acceptor->async_accept([this](const boost::system::error_code& ec, Local::socket socket) {
+    if (stopping) return;
+    if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space) {
+      log::warn("accept: " + ec.message() + "; backing off");
+      accept_backoff.expires_after(kAcceptBackoff);
+      accept_backoff.async_wait([this](const boost::system::error_code&) {
+        if (!stopping) accept_next();
+      });
+      return;
+    }
+    if (!ec) on_accept(std::move(socket));
+    else if (ec == asio::error::operation_aborted) return;
+    else log::warn("accept: " + ec.message());
+    accept_next();
+  });
+}
+
+void Server::Impl::on_accept(Local::socket socket) {
+  const std::uint64_t id = next_session_id++;
+  auto conn = std::make_shared<Connection>(
+      std::move(socket), id, config.client_queue_cap_bytes,
+      [this](const std::shared_ptr<Connection>& c, std::string_view line) {
+        router->handle_line(c, line);
+      },
+      [this](std::uint64_t closed_id) { on_close(closed_id); });
+  connections.emplace(id, conn);
+  conn->start();
+}
+
+void Server::Impl::on_close(std::uint64_t id) {
+  hub->drop_session(id);
+  // Erasing may destroy the connection from inside its own callback: defer.
+  asio::post(io, [this, id] { connections.erase(id); });
+}
+
+void Server::Impl::stop(std::string_view why) {
+  if (stopping) return;
+  stopping = true;
+  log::info("stopping (" + std::string(why) + ")");
+  boost::system::error_code ignored;
+  acceptor->close(ignored);
+  signals.cancel(ignored);
+  accept_backoff.cancel();
+  if (auto saved = snapshots->save_now(); !saved.ok())
+    log::error("snapshot save at stop failed: " + saved.error().message);
+  pipeline->after_durable([this] {
+    for (auto& [id, conn] : connections) conn->close_after_flush();
+    io.stop();
+  });
+}
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Server::~Server() {
+  if (impl_ && impl_->pipeline) impl_->pipeline->shutdown();
+}
+
+Result<std::unique_ptr<Server>> Server::create(const Config& config) {
+  harden_process();
+  auto impl = std::make_unique<Impl>();
+  impl->config = config;
+  SIGNALTTY_RETURN_IF_ERROR(impl->open_state());
+  SIGNALTTY_RETURN_IF_ERROR(impl->listen());
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+int Server::run() {
+  Impl& s = *impl_;
+  s.signals.async_wait([&s](const boost::system::error_code& ec, int signo) {
+    if (!ec) s.stop(signo == SIGTERM ? "SIGTERM" : "SIGINT");
+  });
+  s.accept_next();
+  log::info("listening on " + s.config.socket_path + " (state " + s.config.state_dir + ")");
+  s.io.run();
+  // Let queued replies reach their clients before the sockets close.
+  // run_for returns as soon as no work is left (every socket closed).
+  s.io.restart();
+  s.io.run_for(kStopFlushBudget);
+  s.pipeline->shutdown();
+  struct stat st {};
+  if (::lstat(s.config.socket_path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode))
+    ::unlink(s.config.socket_path.c_str());
+  return kExitOk;
+}
+
+}  // namespace signaltty::broker
