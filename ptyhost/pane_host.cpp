@@ -1,0 +1,492 @@
+// ptyhost/pane_host.cpp: the pane's event loop: accept, spawn, the output
+// pump, the ops, reaping and the way out.
+// Runs in: ptyhost, single-threaded.
+#include "ptyhost/pane_host.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+
+#include "common/limits.hpp"
+#include "common/log.hpp"
+#include "common/protocol/signal_name.hpp"
+#include "ptyhost/broker_service.hpp"
+#include "ptyhost/sandbox.hpp"
+#include "ptyhost/terminal_limits.hpp"
+
+namespace signaltty::ptyhost {
+namespace {
+
+namespace wire = protocol::ptyhost;
+namespace pane_limits = ::signaltty::limits;
+using protocol::Json;
+using std::chrono::milliseconds;
+
+// Accept failed (EMFILE and kin): wait this long before the next accept.
+constexpr milliseconds kAcceptBackoff{100};
+// The program was reaped but the PTY has not reached EOF (a descendant
+// still holds the slave): report the exit after this long anyway.
+constexpr milliseconds kExitDrainGrace{200};
+// Connections accepted but not yet past HelloAck; the oldest is dropped.
+constexpr std::size_t kMaxPendingBrokers = 4;
+// A ptyhost whose program was never spawned gives up after this long.
+constexpr milliseconds kSpawnWait{60000};
+// Leaving: the last replies get this long to reach the broker.
+constexpr milliseconds kStopFlushDeadline{5000};
+// close: the longest SIGKILL escalation a broker may ask for.
+constexpr int kCloseKillAfterMaxMs = 60000;
+// Reads of kReadChunkBytes per wakeup before yielding to the socket.
+constexpr int kReadChunksPerWakeup = 4;
+// pane.clear (pty.md "Rendered ring"): home, erase screen, erase scrollback.
+constexpr std::string_view kClearSequence = "\x1b[H\x1b[2J\x1b[3J";
+
+// Event kinds (ptyhost_wire.hpp, Event).
+constexpr std::string_view kEventTitle = "title";
+constexpr std::string_view kEventNotification = "notification";
+constexpr std::string_view kEventBell = "bell";
+constexpr std::string_view kEventExited = "exited";
+// Ours: notifications passed on per output chunk; a program spamming OSC 9
+// cannot flood the broker connection with events.
+constexpr std::size_t kNotificationsPerChunkMax = 32;
+
+std::string_view source_name(NotificationSource source) {
+  switch (source) {
+    case NotificationSource::Osc9: return "osc9";
+    case NotificationSource::Osc99: return "osc99";
+    case NotificationSource::Osc777: return "osc777";
+  }
+  return "osc9";
+}
+
+TerminalSize clamp_size(int cols, int rows) {
+  return {std::clamp(cols, pane_limits::kPaneColsMin, pane_limits::kPaneColsMax),
+          std::clamp(rows, pane_limits::kPaneRowsMin, pane_limits::kPaneRowsMax)};
+}
+
+// Only the signals a client may name (common/protocol/signal_name.hpp).
+Status check_signal(int signo) {
+  auto named = protocol::parse_signal_name(signal_abbrev(signo));
+  if (!named.ok() || named->number != signo)
+    return bad_params("signo " + std::to_string(signo) + " is not an allowed signal");
+  return {};
+}
+
+Status check_spawn_request(const wire::SpawnRequest& request) {
+  if (request.argv.empty() || request.argv.front().empty())
+    return bad_params("argv: must not be empty");
+  if (request.cwd.empty()) return bad_params("cwd: must not be empty");
+  auto has_nul = [](const std::string& s) { return s.find('\0') != std::string::npos; };
+  if (std::any_of(request.argv.begin(), request.argv.end(), has_nul) ||
+      std::any_of(request.env.begin(), request.env.end(), has_nul) || has_nul(request.cwd))
+    return bad_params("argv, env and cwd may not contain NUL bytes");
+  return {};
+}
+
+wire::ExitStatus wire_exit(const ChildExit& exit) {
+  wire::ExitStatus out;
+  if (exit.code) out.code = *exit.code;
+  if (exit.signo) out.signal = signal_abbrev(*exit.signo);
+  return out;
+}
+
+}  // namespace
+
+PaneHost::PaneHost(boost::asio::io_context& io, std::string pane_id, PaneSocket socket)
+    : io_(io),
+      pane_id_(std::move(pane_id)),
+      socket_(std::move(socket)),
+      acceptor_(io, boost::asio::local::stream_protocol(), socket_.listener.release()),
+      sigchld_(io, SIGCHLD),
+      accept_backoff_(io),
+      kill_timer_(io),
+      exit_grace_(io),
+      spawn_wait_(io),
+      stop_deadline_(io),
+      master_(io),
+      input_(io, master_,
+             [this](std::uint64_t rid, Result<Json> outcome) {
+               if (broker_) broker_->send_reply(rid, std::move(outcome));
+             }),
+      terminal_(std::make_unique<Terminal>(
+          TerminalSize{pane_limits::kPaneColsDefault, pane_limits::kPaneRowsDefault})),
+      read_buffer_(kReadChunkBytes),
+      meta_(Json::object()) {
+  // Answers to the program's terminal queries (DA, DSR): ours only while
+  // no viewer streams, since a viewer's own terminal answers them too.
+  terminal_->set_reply_sink([this](std::string_view bytes) {
+    if (child_.alive() && !(broker_ && broker_->streaming()))
+      input_.push(InputRequest{std::nullopt, milliseconds(1000), std::string(bytes)});
+  });
+}
+
+PaneHost::~PaneHost() = default;
+
+void PaneHost::start() {
+  accept_next();
+  watch_sigchld();
+  spawn_wait_.expires_after(kSpawnWait);
+  spawn_wait_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || spawn_attempted_) return;
+    log::warn("no spawn request within the wait; exiting");
+    request_exit(1);
+  });
+}
+
+// ---- connections ------------------------------------------------------
+
+void PaneHost::accept_next() {
+  acceptor_.async_accept(
+      [this](const boost::system::error_code& ec, boost::asio::local::stream_protocol::socket s) {
+        on_accepted(ec, std::move(s));
+      });
+}
+
+void PaneHost::on_accepted(const boost::system::error_code& ec,
+                           boost::asio::local::stream_protocol::socket socket) {
+  if (ec == boost::asio::error::operation_aborted) return;
+  if (ec) {
+    log::warn("accept: " + ec.message());
+    accept_backoff_.expires_after(kAcceptBackoff);
+    accept_backoff_.async_wait([this](const boost::system::error_code& e) {
+      if (!e) accept_next();
+    });
+    return;
+  }
+  accept_next();
+  if (Status peer = check_peer_uid(socket.native_handle()); !peer.ok()) {
+    log::warn("refused connection: " + peer.error().message);
+    return;  // the socket closes here
+  }
+  if (pending_.size() >= kMaxPendingBrokers) pending_.front()->close("too many handshakes");
+  pending_.push_back(std::make_shared<BrokerService>(std::move(socket), *this));
+  pending_.back()->start();
+}
+
+// A connection replaces the live broker once it has completed the
+// handshake, so a probe that connects and leaves disturbs nothing.
+void PaneHost::broker_ready(const BrokerService* which) {
+  auto it = std::find_if(pending_.begin(), pending_.end(),
+                         [which](const auto& p) { return p.get() == which; });
+  if (it == pending_.end()) return;
+  std::shared_ptr<BrokerService> previous = std::exchange(broker_, *it);
+  pending_.erase(it);
+  input_.drop_all();  // the previous broker's inputs die with it
+  if (previous) previous->close("replaced by a new broker");
+}
+
+void PaneHost::broker_closed(const BrokerService* which) {
+  std::erase_if(pending_, [which](const auto& p) { return p.get() == which; });
+  if (broker_.get() != which) return;
+  broker_.reset();
+  input_.drop_all();
+  finish_if_done();
+  maybe_stop();
+}
+
+void PaneHost::broker_drained() { maybe_stop(); }
+
+// Events go to connections still in their handshake too: whatever their
+// Hello said, they see every change after it.
+void PaneHost::publish(const wire::Event& event) {
+  if (broker_ && broker_->connected()) broker_->send_event(event);
+  for (const auto& pending : pending_)
+    if (pending->connected()) pending->send_event(event);
+}
+
+wire::Hello PaneHost::hello() const {
+  wire::Hello h;
+  h.pane_id = pane_id_;
+  h.ptyhost_pid = ::getpid();
+  if (child_.pid() > 0) h.child_pid = static_cast<std::int64_t>(child_.pid());
+  h.output_offset = output_offset_;
+  const TerminalSize size = terminal_->size();
+  h.cols = size.cols;
+  h.rows = size.rows;
+  h.title = std::string(terminal_->title());
+  h.exited = exit_;
+  h.exit_collected = exit_collected_;
+  h.meta = meta_;
+  return h;
+}
+
+// ---- spawn ------------------------------------------------------------
+
+Result<Json> PaneHost::spawn(const wire::SpawnRequest& request) {
+  if (spawn_attempted_) return bad_params("spawn: the pane's program was already spawned");
+  SIGNALTTY_RETURN_IF_ERROR(check_spawn_request(request));
+  spawn_attempted_ = true;
+  spawn_wait_.cancel();
+  if (!request.meta.is_null()) meta_ = request.meta;
+  if (Status started = start_program(request); !started.ok()) {
+    request_exit(1);  // after this reply has been written
+    return std::move(started).error();
+  }
+  return Json{{"child_pid", child_.pid()}};
+}
+
+Status PaneHost::start_program(const wire::SpawnRequest& request) {
+  const TerminalSize size = clamp_size(request.cols, request.rows);
+  SIGNALTTY_TRY(SpawnedPty pty,
+                spawn_on_pty(SpawnSpec{request.argv, request.env, request.cwd, size.cols, size.rows}));
+  child_ = std::move(pty.child);
+  terminal_->resize(size);
+  master_.assign(pty.master.release());
+  log::info("spawned the pane's program, pid " + std::to_string(child_.pid()));
+  if (Status confined = enter_sandbox({child_.pid(), socket_.dir.get()}); !confined.ok()) {
+    log::error("sandbox: " + confined.error().message);
+    [[maybe_unused]] Status killed = child_.signal(SIGKILL, SignalTarget::Group);
+    return Error{ErrorCode::Internal, "the ptyhost could not confine itself"};
+  }
+  arm_read();
+  return {};
+}
+
+// ---- output pump ------------------------------------------------------
+
+void PaneHost::arm_read() {
+  master_.async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                     [this](const boost::system::error_code& ec) {
+                       if (!ec) on_readable();
+                     });
+}
+
+void PaneHost::on_readable() {
+  for (int i = 0; i < kReadChunksPerWakeup; ++i) {
+    if (!drain_pty()) return on_pty_eof();
+    if (!master_.is_open()) return;
+  }
+  arm_read();
+}
+
+// Reads up to one chunk (the PTY hands out a few KiB per read) and feeds
+// it on. False at EOF/EIO: every holder of the slave has closed it.
+bool PaneHost::drain_pty() {
+  std::size_t filled = 0;
+  bool eof = false;
+  while (filled < read_buffer_.size()) {
+    const ssize_t n =
+        ::read(master_.native_handle(), read_buffer_.data() + filled, read_buffer_.size() - filled);
+    if (n > 0) {
+      filled += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      eof = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+      break;
+    }
+  }
+  if (filled > 0) process_output(std::string_view(read_buffer_.data(), filled));
+  return !eof;
+}
+
+void PaneHost::process_output(std::string_view bytes) {
+  terminal_->feed(bytes);
+  std::vector<OscEvent> found = osc_.scan(bytes);
+  output_offset_ += bytes.size();
+  if (broker_) broker_->send_output(output_offset_, bytes);
+  if (!found.empty()) publish_osc(found);
+}
+
+// Per chunk: every notification up to a cap, the last title, one bell.
+void PaneHost::publish_osc(const std::vector<OscEvent>& found) {
+  std::optional<wire::Event> title;
+  bool bell = false;
+  std::size_t notifications = 0;
+  for (const OscEvent& event : found) {
+    if (const auto* t = std::get_if<TitleEvent>(&event)) {
+      title = wire::Event{.kind = std::string(kEventTitle), .title = t->text};
+    } else if (const auto* n = std::get_if<NotificationEvent>(&event)) {
+      if (++notifications > kNotificationsPerChunkMax) continue;
+      publish(wire::Event{.kind = std::string(kEventNotification), .title = n->title,
+                          .body = n->body, .source = std::string(source_name(n->source)),
+                          .output_offset = output_offset_});
+    } else {
+      bell = true;
+    }
+  }
+  if (title) {
+    title->output_offset = output_offset_;
+    publish(*title);
+  }
+  if (bell) publish(wire::Event{.kind = std::string(kEventBell), .output_offset = output_offset_});
+}
+
+// ---- exit ---------------------------------------------------------------
+
+void PaneHost::watch_sigchld() {
+  sigchld_.async_wait([this](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    on_sigchld();
+    watch_sigchld();
+  });
+}
+
+void PaneHost::on_sigchld() {
+  if (reaped_ || exit_) return;
+  auto ended = child_.try_reap();
+  if (!ended) return;
+  reaped_ = ended;
+  kill_timer_.cancel();
+  if (!pty_eof_ && master_.is_open() && drain_pty()) {
+    // Output may still be on its way through the PTY; EOF reports it, or
+    // the grace timer if a descendant keeps the slave open.
+    exit_grace_.expires_after(kExitDrainGrace);
+    exit_grace_.async_wait([this](const boost::system::error_code& e) {
+      if (!e) report_exit();
+    });
+    return;
+  }
+  if (!pty_eof_) on_pty_eof();
+  report_exit();
+}
+
+void PaneHost::on_pty_eof() {
+  if (pty_eof_) return;
+  pty_eof_ = true;
+  if (exit_) {
+    boost::system::error_code ignored;
+    master_.close(ignored);
+  } else if (reaped_) {
+    report_exit();
+  }
+}
+
+void PaneHost::report_exit() {
+  if (exit_ || !reaped_) return;
+  exit_grace_.cancel();
+  exit_ = wire_exit(*reaped_);
+  input_.fail_all(ErrorCode::PaneExited, "the pane's program has exited");
+  if (pty_eof_) {
+    boost::system::error_code ignored;
+    master_.close(ignored);
+  }
+  log::info("the pane's program exited");
+  wire::Event event;
+  event.kind = std::string(kEventExited);
+  event.exit = exit_;
+  event.output_offset = output_offset_;
+  publish(event);
+  finish_if_done();
+}
+
+// ---- ops ----------------------------------------------------------------
+
+Result<Json> PaneHost::resize(const wire::ResizeRequest& request) {
+  const TerminalSize size = clamp_size(request.cols, request.rows);
+  if (master_.is_open()) {
+    winsize ws{};
+    ws.ws_col = static_cast<unsigned short>(size.cols);
+    ws.ws_row = static_cast<unsigned short>(size.rows);
+    if (::ioctl(master_.native_handle(), TIOCSWINSZ, &ws) != 0)
+      return Error::from_errno(ErrorCode::IoError, "ioctl", errno, "TIOCSWINSZ");
+  }
+  terminal_->resize(size);
+  return Json{{"cols", size.cols}, {"rows", size.rows}};
+}
+
+Result<Json> PaneHost::signal(const wire::SignalRequest& request) {
+  SIGNALTTY_RETURN_IF_ERROR(check_signal(request.signo));
+  SIGNALTTY_RETURN_IF_ERROR(
+      child_.signal(request.signo, request.group ? SignalTarget::Group : SignalTarget::Process));
+  return Json::object();
+}
+
+Result<Json> PaneHost::read(const wire::ReadRequest& request) {
+  if (request.lines < 1) return bad_params("lines: must be at least 1");
+  const std::size_t lines = std::min<std::size_t>(static_cast<std::size_t>(request.lines),
+                                                  limits::kReadMaxLines);
+  const TextStyle style = request.strip_ansi ? TextStyle::Plain : TextStyle::Ansi;
+  Json out{{"scrollback_len", terminal_->scrollback_len()}};
+  if (request.mode == "screen") {
+    out["text"] = terminal_->screen_text(style);
+    out["truncated"] = false;
+  } else if (request.mode == "tail") {
+    TailRead tail = terminal_->tail(lines, style);
+    out["text"] = std::move(tail.text);
+    out["truncated"] = tail.truncated;
+  } else if (request.mode == "rendered") {
+    RenderedRead r = terminal_->rendered(request.after_seq, lines, style);
+    out.update(Json{{"text", std::move(r.text)}, {"seq", r.seq}, {"next_seq", r.next_seq},
+                    {"dropped", r.dropped}, {"truncated", r.truncated}});
+  } else {
+    return bad_params("mode: expected one of screen, tail, rendered");
+  }
+  return out;
+}
+
+StreamStart PaneHost::stream_position() const { return {output_offset_, terminal_->size()}; }
+
+// As if the program had printed it: same offset counting, same stream.
+Result<Json> PaneHost::clear(const wire::ClearRequest&) {
+  process_output(kClearSequence);
+  terminal_->clear_history();
+  return Json{{"output_offset", output_offset_}};
+}
+
+Result<Json> PaneHost::close(const wire::CloseRequest& request) {
+  SIGNALTTY_RETURN_IF_ERROR(check_signal(request.signo));
+  closing_ = true;
+  if (child_.alive()) {
+    [[maybe_unused]] Status sent = child_.signal(request.signo, SignalTarget::Group);
+    kill_timer_.expires_after(milliseconds(std::clamp(request.kill_after_ms, 0, kCloseKillAfterMaxMs)));
+    kill_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec || !child_.alive()) return;
+      log::info("close: the program outlived its grace; SIGKILL");
+      [[maybe_unused]] Status killed = child_.signal(SIGKILL, SignalTarget::Group);
+    });
+  }
+  finish_if_done();
+  return Json::object();
+}
+
+Result<Json> PaneHost::collect_exit(const wire::CollectExitRequest&) {
+  if (!exit_) return bad_params("collect_exit: the pane's program has not exited");
+  exit_collected_ = true;
+  finish_if_done();
+  return Json::object();
+}
+
+Result<Json> PaneHost::set_meta(const wire::SetMetaRequest& request) {
+  meta_ = request.meta;
+  return Json::object();
+}
+
+void PaneHost::input(std::uint64_t rid, milliseconds budget, std::string bytes) {
+  if (!child_.alive() || exit_ || !master_.is_open())
+    return broker_->send_reply(rid, Error{ErrorCode::PaneExited, "the pane's program is not running"});
+  if (input_.queued_bytes() + bytes.size() > kInputQueueCapBytes)
+    return broker_->send_reply(rid, Error{ErrorCode::RateLimited, "input queue full"});
+  input_.push(InputRequest{rid, budget, std::move(bytes)});
+}
+
+// ---- the way out ----------------------------------------------------------
+
+// After close: gone once the exit is collected, or once no broker is left
+// to collect it.
+void PaneHost::finish_if_done() {
+  if (closing_ && exit_ && (exit_collected_ || !broker_)) request_exit(0);
+}
+
+void PaneHost::request_exit(int status) {
+  if (exit_requested_) return;
+  exit_requested_ = true;
+  exit_status_ = status;
+  unlink_pane_socket(socket_);
+  boost::system::error_code ignored;
+  acceptor_.close(ignored);
+  stop_deadline_.expires_after(kStopFlushDeadline);
+  stop_deadline_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) io_.stop();
+  });
+  // Stop from a fresh turn so the reply being built now is queued first.
+  boost::asio::post(io_, [this] { maybe_stop(); });
+}
+
+void PaneHost::maybe_stop() {
+  if (exit_requested_ && (!broker_ || broker_->idle())) io_.stop();
+}
+
+}  // namespace signaltty::ptyhost

@@ -1,0 +1,137 @@
+// ptyhost/pane_host.hpp: PaneHost, everything one pane is inside its
+// ptyhost: the PTY master and the program on it, the Terminal fed from it,
+// the cumulative output_offset, the exit status until a broker collects
+// it, the listening socket and the one live broker connection.
+// Runs in: ptyhost; a single-threaded event loop, so every request sees
+// the terminal and output_offset at one instant (the attach snapshot is
+// exact without a lock).
+// Never: stops draining the PTY (connected or not, streaming or not),
+// serves a peer of another uid, or signals any pid but its child's.
+//
+// Lifecycle: start() → a broker connects and sends spawn → the program runs
+// and the ptyhost confines itself → output, requests, inputs → the program
+// exits (reported once the PTY is drained, kept until collect_exit) → after
+// close, the ptyhost exits once the exit is collected or the broker leaves.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "common/errors.hpp"
+#include "common/protocol/ptyhost_wire.hpp"
+#include "ptyhost/osc_scanner.hpp"
+#include "ptyhost/pane_socket.hpp"
+#include "ptyhost/pty_input.hpp"
+#include "ptyhost/pty_spawn.hpp"
+#include "ptyhost/terminal.hpp"
+
+namespace signaltty::ptyhost {
+
+class BrokerService;
+
+// Bytes taken from the PTY per feed and per Output frame.
+inline constexpr std::size_t kReadChunkBytes = 64u << 10;
+// Input bytes queued towards the PTY before more input is RATE_LIMITED.
+inline constexpr std::size_t kInputQueueCapBytes = 8u << 20;
+
+struct StreamStart {
+  std::uint64_t output_offset = 0;
+  TerminalSize size;
+};
+
+class PaneHost {
+ public:
+  PaneHost(boost::asio::io_context& io, std::string pane_id, PaneSocket socket);
+  ~PaneHost();
+  PaneHost(const PaneHost&) = delete;
+  PaneHost& operator=(const PaneHost&) = delete;
+
+  // Accepts brokers and watches for SIGCHLD; returns at once.
+  void start();
+  // The process exit status once the loop has stopped.
+  int exit_status() const { return exit_status_; }
+
+  // ---- what the broker service asks (ptyhost_wire.hpp, one per op) ----
+  protocol::ptyhost::Hello hello() const;
+  Result<protocol::Json> spawn(const protocol::ptyhost::SpawnRequest& request);
+  Result<protocol::Json> resize(const protocol::ptyhost::ResizeRequest& request);
+  Result<protocol::Json> signal(const protocol::ptyhost::SignalRequest& request);
+  Result<protocol::Json> read(const protocol::ptyhost::ReadRequest& request);
+  Result<protocol::Json> clear(const protocol::ptyhost::ClearRequest& request);
+  Result<protocol::Json> close(const protocol::ptyhost::CloseRequest& request);
+  Result<protocol::Json> collect_exit(const protocol::ptyhost::CollectExitRequest& request);
+  Result<protocol::Json> set_meta(const protocol::ptyhost::SetMetaRequest& request);
+  // The attach snapshot: replayable bytes at exactly stream_position().
+  std::string snapshot_vt() { return terminal_->snapshot_vt(); }
+  StreamStart stream_position() const;
+  std::string serialize() { return terminal_->serialize(); }
+  void input(std::uint64_t rid, std::chrono::milliseconds budget, std::string bytes);
+
+  // ---- from the broker service about its connection ----
+  void broker_ready(const BrokerService* which);
+  void broker_drained();
+  void broker_closed(const BrokerService* which);
+
+ private:
+  void accept_next();
+  void on_accepted(const boost::system::error_code& ec,
+                   boost::asio::local::stream_protocol::socket socket);
+  void watch_sigchld();
+  void on_sigchld();
+
+  Status start_program(const protocol::ptyhost::SpawnRequest& request);
+  void arm_read();
+  void on_readable();
+  bool drain_pty();
+  void process_output(std::string_view bytes);
+  void publish_osc(const std::vector<OscEvent>& found);
+  void on_pty_eof();
+  void report_exit();
+  void publish(const protocol::ptyhost::Event& event);
+
+  void finish_if_done();
+  void request_exit(int status);
+  void maybe_stop();
+
+  boost::asio::io_context& io_;
+  std::string pane_id_;
+  PaneSocket socket_;
+  boost::asio::local::stream_protocol::acceptor acceptor_;
+  boost::asio::signal_set sigchld_;
+  boost::asio::steady_timer accept_backoff_;
+  boost::asio::steady_timer kill_timer_;
+  boost::asio::steady_timer exit_grace_;
+  boost::asio::steady_timer spawn_wait_;
+  boost::asio::steady_timer stop_deadline_;
+  boost::asio::posix::stream_descriptor master_;
+  PtyInput input_;
+  std::unique_ptr<Terminal> terminal_;
+  OscScanner osc_;
+  std::vector<char> read_buffer_;
+  std::shared_ptr<BrokerService> broker_;  // past the handshake: the live one
+  std::vector<std::shared_ptr<BrokerService>> pending_;  // awaiting HelloAck
+
+  ChildProcess child_;
+  bool spawn_attempted_ = false;
+  bool pty_eof_ = false;
+  std::optional<ChildExit> reaped_;                        // reaped, not yet reported
+  std::optional<protocol::ptyhost::ExitStatus> exit_;      // reported
+  bool exit_collected_ = false;
+  bool closing_ = false;
+  bool exit_requested_ = false;
+  int exit_status_ = 0;
+  std::uint64_t output_offset_ = 0;
+  protocol::Json meta_;
+};
+
+}  // namespace signaltty::ptyhost

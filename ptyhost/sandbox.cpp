@@ -1,0 +1,147 @@
+// ptyhost/sandbox.cpp: the ptyhost's seccomp allowlist, read top to bottom:
+// no-new-privs, arch check, allowed calls with the reason for each, calls
+// allowed only on fixed arguments, default kill.
+// Runs in: ptyhost, once, after the spawn. Never: allows open, socket,
+// connect, execve, fork/clone, ptrace or anything that reaches a path other
+// than a name in the socket directory.
+//
+// Sanitizer builds (SIGNALTTY_SANITIZE, which adds -fsanitize=address): the
+// default action is SCMP_ACT_LOG instead of SCMP_ACT_KILL_PROCESS, because
+// LeakSanitizer's exit-time scan forks a tracer and ptraces the process, and
+// the sanitizer runtime opens /proc files; those calls are logged by the
+// kernel instead of killing the ptyhost. Release builds always kill.
+#include "ptyhost/sandbox.hpp"
+
+#include <seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace signaltty::ptyhost {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(SIGNALTTY_SANITIZE)
+constexpr std::uint32_t kDefaultAction = SCMP_ACT_LOG;
+#else
+constexpr std::uint32_t kDefaultAction = SCMP_ACT_KILL_PROCESS;
+#endif
+
+struct AllowedCall {
+  std::string_view name;
+  std::string_view reason;
+};
+
+// Calls allowed with any arguments. Names the running arch lacks (e.g.
+// epoll_wait on arm64) are skipped.
+constexpr AllowedCall kAllowed[] = {
+    {"read", "PTY output, broker frames, the event loop's eventfd/timerfd/signal pipe"},
+    {"readv", "scatter reads of the event loop"},
+    {"write", "PTY input, stderr log lines, event loop wakeups"},
+    {"writev", "gathered writes"},
+    {"recvmsg", "socket reads (the event loop reads sockets with recvmsg)"},
+    {"recvfrom", "socket reads"},
+    {"sendmsg", "gathered frame writes to the broker"},
+    {"sendto", "socket writes"},
+    {"accept", "a (re)connecting broker"},
+    {"accept4", "a (re)connecting broker"},
+    {"getsockopt", "SO_PEERCRED of a new connection; SO_ERROR"},
+    {"shutdown", "dropping a broker connection"},
+    {"close", "dropping connections, the PTY master after exit"},
+    {"fcntl", "O_NONBLOCK / FD_CLOEXEC on accepted sockets"},
+    {"epoll_wait", "the event loop"},
+    {"epoll_pwait", "the event loop"},
+    {"epoll_ctl", "registering connections and the PTY master"},
+    {"poll", "the event loop's blocking fallbacks"},
+    {"ppoll", "the event loop's blocking fallbacks"},
+    {"timerfd_settime", "input budgets, close escalation, exit grace"},
+    {"clock_gettime", "timers and log timestamps"},
+    {"clock_getres", "timers"},
+    {"gettimeofday", "log timestamps"},
+    {"wait4", "reaping the pane's program"},
+    {"waitid", "reaping the pane's program"},
+    {"rt_sigaction", "SIGCHLD delivery to the event loop"},
+    {"rt_sigprocmask", "SIGCHLD delivery to the event loop"},
+    {"rt_sigreturn", "returning from the SIGCHLD handler"},
+    {"restart_syscall", "calls interrupted by SIGCHLD"},
+    {"brk", "heap"},
+    {"mmap", "heap (large allocations)"},
+    {"munmap", "heap"},
+    {"mremap", "heap (growing large buffers)"},
+    {"madvise", "heap trimming"},
+    {"mprotect", "heap arenas"},
+    {"futex", "C++ runtime locks and one-time initialisation"},
+    {"getpid", "log lines"},
+    {"geteuid", "the peer uid check on accept"},
+    {"gettid", "abort()"},
+    {"exit", "thread exit"},
+    {"exit_group", "process exit"},
+};
+
+using FilterPtr = std::unique_ptr<void, decltype(&seccomp_release)>;
+
+Status seccomp_failed(std::string_view what, int rc) {
+  return Error::from_errno(ErrorCode::Internal, what, -rc, "seccomp");
+}
+
+Status allow_plain(scmp_filter_ctx ctx) {
+  for (const auto& call : kAllowed) {
+    const int nr = seccomp_syscall_resolve_name(std::string(call.name).c_str());
+    if (nr == __NR_SCMP_ERROR) continue;
+    if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0); rc != 0)
+      return seccomp_failed(call.name, rc);
+  }
+  return {};
+}
+
+// Calls allowed only with fixed arguments.
+Status allow_narrow(scmp_filter_ctx ctx, const SandboxScope& scope) {
+  // pids and fds are C ints: compare their low 32 bits only.
+  const auto child = static_cast<std::uint32_t>(scope.child_pid);
+  const auto group = static_cast<std::uint32_t>(-scope.child_pid);
+  const auto self = static_cast<std::uint32_t>(::getpid());
+  const auto dir = static_cast<std::uint32_t>(scope.socket_dir_fd);
+  struct Rule {
+    int nr;
+    scmp_arg_cmp arg;
+    std::string_view reason;
+  } rules[] = {
+      {SCMP_SYS(kill), SCMP_A0_32(SCMP_CMP_EQ, child), "signal / close: the pane's program"},
+      {SCMP_SYS(kill), SCMP_A0_32(SCMP_CMP_EQ, group), "signal group / close: its process group"},
+      {SCMP_SYS(tgkill), SCMP_A0_32(SCMP_CMP_EQ, self), "abort() raising SIGABRT on ourselves"},
+      {SCMP_SYS(ioctl), SCMP_A1_32(SCMP_CMP_EQ, TIOCSWINSZ), "resize: the PTY's window size"},
+      {SCMP_SYS(ioctl), SCMP_A1_32(SCMP_CMP_EQ, FIONBIO), "non-blocking accepted sockets"},
+      {SCMP_SYS(unlinkat), SCMP_A0_32(SCMP_CMP_EQ, dir), "removing our socket at exit"},
+  };
+  for (const auto& rule : rules)
+    if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, rule.nr, 1, rule.arg); rc != 0)
+      return seccomp_failed(rule.reason, rc);
+  return {};
+}
+
+}  // namespace
+
+Status enter_sandbox(const SandboxScope& scope) {
+  if (scope.child_pid <= 0 || scope.socket_dir_fd < 0)
+    return Error{ErrorCode::Internal, "enter_sandbox: no child or socket directory"};
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return Error::from_errno(ErrorCode::Internal, "prctl", errno, "PR_SET_NO_NEW_PRIVS");
+  FilterPtr filter(seccomp_init(kDefaultAction), &seccomp_release);
+  if (!filter) return Error{ErrorCode::Internal, "seccomp_init failed"};
+  // Arch check: a syscall made through another ABI (e.g. int 0x80 on
+  // x86_64) kills the process whatever its number.
+  if (int rc = seccomp_attr_set(filter.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+      rc != 0)
+    return seccomp_failed("badarch", rc);
+  SIGNALTTY_RETURN_IF_ERROR(allow_plain(filter.get()));
+  SIGNALTTY_RETURN_IF_ERROR(allow_narrow(filter.get(), scope));
+  if (int rc = seccomp_load(filter.get()); rc != 0) return seccomp_failed("seccomp_load", rc);
+  return {};
+}
+
+}  // namespace signaltty::ptyhost
