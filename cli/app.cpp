@@ -1,0 +1,129 @@
+// cli/app.cpp: builds the command tree from the method table and runs the
+// chosen command. Runs in: CLI. Never: names a method; the table does.
+#include "cli/app.hpp"
+
+#include <algorithm>
+
+#include "cli/exit_codes.hpp"
+#include "cli/human_output.hpp"
+#include "common/protocol/schema.hpp"
+
+namespace signaltty::cli {
+namespace {
+
+constexpr const char* kDescription =
+    "signaltty: talk to signaltty-broker. Each command is one signaltty/1 method call; "
+    "--json prints the method's result verbatim.";
+
+// The method's last name component as the table spells it ("set_layout").
+std::string raw_last_word(const std::string& method) {
+  return method.substr(method.rfind('.') + 1);
+}
+
+int fail(std::ostream& err, const Error& error) {
+  err << error_line(error) << '\n';
+  return exit_code_for(error);
+}
+
+}  // namespace
+
+Cli::Cli() : app_(kDescription, "signaltty") {
+  app_.footer(exit_status_footer());
+  app_.fallthrough();  // global options may follow the command words
+  app_.require_subcommand(1);
+  add_global_options();
+  const std::vector<CommandSpec> specs = command_specs(protocol::build_schema().methods);
+  for (const auto& spec : specs) add_generated(spec);
+  add_shortcuts(specs);
+  events_ = std::make_unique<EventsCommand>(app_);
+}
+
+void Cli::add_global_options() {
+  app_.add_option("--socket", socket_flag_,
+                  "broker socket (default: $SIGNALTTY_SOCKET, else "
+                  "$XDG_RUNTIME_DIR/signaltty/signaltty.sock, else "
+                  "/tmp/signaltty-$UID/signaltty.sock)");
+  app_.add_flag("--json", json_, "print the method's result verbatim as one JSON line");
+  app_.add_flag("--pretty", pretty_, "like --json, indented");
+}
+
+void Cli::add_generated(const CommandSpec& spec) {
+  CLI::App& parent = group_for(spec.words);
+  auto& command = commands_.emplace_back(parent, spec.words.back(), spec);
+  if (std::string raw = raw_last_word(spec.method); raw != spec.words.back())
+    command.app().alias(raw);
+}
+
+void Cli::add_shortcuts(const std::vector<CommandSpec>& specs) {
+  for (const auto& shortcut : kShortcuts) {
+    auto spec = std::find_if(specs.begin(), specs.end(),
+                             [&](const CommandSpec& s) { return s.method == shortcut.method; });
+    if (spec == specs.end()) continue;
+    commands_.emplace_back(app_, std::string(shortcut.word), *spec).app().group("Shortcuts");
+  }
+}
+
+// The CLI11 node holding a method's command: the root for one-word methods,
+// else one group per leading word ("workspace", "tab", ...).
+CLI::App& Cli::group_for(const std::vector<std::string>& words) {
+  CLI::App* node = &app_;
+  std::string path;
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    path += (path.empty() ? "" : ".") + words[i];
+    auto [it, fresh] = groups_.try_emplace(path, nullptr);
+    if (fresh) {
+      it->second = node->add_subcommand(words[i], words[i] + " commands");
+      it->second->require_subcommand(1);
+    }
+    node = it->second;
+  }
+  return *node;
+}
+
+std::optional<int> Cli::parse(int argc, const char* const argv[], std::ostream& out,
+                              std::ostream& err) {
+  try {
+    app_.parse(argc, argv);
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {
+    const int status = app_.exit(e, out, err);
+    return status == static_cast<int>(CLI::ExitCodes::Success) ? kExitOk : kExitUsage;
+  }
+}
+
+const CommandBinding* Cli::chosen_command() const {
+  for (const auto& command : commands_)
+    if (command.chosen()) return &command;
+  return nullptr;
+}
+
+int Cli::execute(const CliIo& io) {
+  const CommandBinding* command = chosen_command();
+  if (command == nullptr && !events_chosen()) {
+    io.err << "error: no command given; see --help\n";
+    return kExitUsage;
+  }
+  auto client = Client::connect(resolve_socket_path(socket_flag_, io.env, io.uid));
+  if (!client.ok()) return fail(io.err, client.error());
+  if (command == nullptr) return stream_events(*client, events_->params(), io.out, io.err);
+  return run_method(*command, *client, io);
+}
+
+int Cli::run_method(const CommandBinding& command, Client& client, const CliIo& io) {
+  auto result = client.call(command.spec().method, command.params());
+  if (!result.ok()) return fail(io.err, result.error());
+  if (json_ || pretty_)
+    render_json(*result, pretty_ ? JsonStyle::Pretty : JsonStyle::OneLine, io.out);
+  else
+    render_human(command.spec().method, *result, io.out);
+  io.out.flush();
+  return kExitOk;
+}
+
+int run_cli(int argc, const char* const argv[], const CliIo& io) {
+  Cli cli;
+  if (auto status = cli.parse(argc, argv, io.out, io.err)) return *status;
+  return cli.execute(io);
+}
+
+}  // namespace signaltty::cli

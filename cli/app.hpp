@@ -1,0 +1,73 @@
+// cli/app.hpp: the signaltty command line: the CLI11 tree built from the
+// method table (one command per method), the hand-written commands beside
+// it, the global options, and running the chosen command.
+// Runs in: CLI. Never: sends a request before the whole command line parsed.
+//
+// Usage (main.cpp):
+//   return run_cli(argc, argv, CliIo{std::cout, std::cerr, process_env, getuid()});
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <sys/types.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "cli/command_binding.hpp"
+#include "cli/events_command.hpp"
+#include "cli/socket_path.hpp"
+
+namespace signaltty::cli {
+
+struct CliIo {
+  std::ostream& out;
+  std::ostream& err;
+  EnvLookup env;
+  uid_t uid;
+};
+
+class Cli {
+ public:
+  Cli();
+  Cli(const Cli&) = delete;
+  Cli& operator=(const Cli&) = delete;
+
+  // nullopt when a command is ready to run; otherwise the exit status of a
+  // help request (printed on `out`) or a usage error (printed on `err`).
+  std::optional<int> parse(int argc, const char* const argv[], std::ostream& out,
+                           std::ostream& err);
+  // Connects, runs the chosen command, prints its output; the exit status.
+  int execute(const CliIo& io);
+
+  // The generated command the command line chose, if it chose one.
+  const CommandBinding* chosen_command() const;
+  bool events_chosen() const { return events_->chosen(); }
+  protocol::SubscribeParams events_params() const { return events_->params(); }
+  const std::deque<CommandBinding>& commands() const { return commands_; }
+  CLI::App& app() { return app_; }
+
+ private:
+  void add_global_options();
+  void add_generated(const CommandSpec& spec);
+  void add_shortcuts(const std::vector<CommandSpec>& specs);
+  CLI::App& group_for(const std::vector<std::string>& words);
+  int run_method(const CommandBinding& command, Client& client, const CliIo& io);
+
+  CLI::App app_;
+  std::string socket_flag_;
+  bool json_ = false;
+  bool pretty_ = false;
+  std::map<std::string, CLI::App*> groups_;  // "workspace" → its CLI11 node
+  std::deque<CommandBinding> commands_;       // stable: CLI11 points into them
+  std::unique_ptr<EventsCommand> events_;
+};
+
+// Parses, runs and returns the process exit status.
+int run_cli(int argc, const char* const argv[], const CliIo& io);
+
+}  // namespace signaltty::cli

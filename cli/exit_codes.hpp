@@ -1,0 +1,52 @@
+// cli/exit_codes.hpp: the signaltty CLI's exit statuses and how an Error
+// maps onto them. Scripts rely on these numbers; the --help footer lists them.
+// Runs in: CLI. Never: invents a status for one error code alone (only the
+// "broker not running" case gets its own).
+#pragma once
+
+#include <string>
+
+#include "common/errors.hpp"
+
+namespace signaltty::cli {
+
+inline constexpr int kExitOk = 0;
+// The broker answered with an error, or the conversation with it failed.
+inline constexpr int kExitError = 1;
+// The command line itself was wrong (CLI11's parse errors land here).
+inline constexpr int kExitUsage = 2;
+// No broker listens on the socket (missing socket or connection refused).
+inline constexpr int kExitBrokerNotRunning = 3;
+// `events --from-seq` could not prove a complete replay (subscribed:false):
+// take a fresh snapshot, then subscribe again.
+inline constexpr int kExitReplayIncomplete = 4;
+
+// NO_SUCH_SERVER is what the client reports when nothing listens.
+inline int exit_code_for(const Error& error) {
+  return error.code == ErrorCode::NoSuchServer ? kExitBrokerNotRunning : kExitError;
+}
+
+// "error: <CODE>: <message>", the one stderr line of a failed command.
+// Control characters in the message become spaces so it stays one line.
+inline std::string error_line(const Error& error) {
+  std::string message = error.message;
+  for (char& c : message)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return "error: " + std::string(wire_name(error.code)) + ": " + message;
+}
+
+// The --help footer: every status above, one line each.
+inline std::string exit_status_footer() {
+  auto line = [](int code, const char* meaning) {
+    return "  " + std::to_string(code) + "  " + meaning + "\n";
+  };
+  return "Exit status:\n" + line(kExitOk, "success") +
+         line(kExitError, "the broker answered with an error (printed as `error: CODE: message`)") +
+         line(kExitUsage, "usage error") +
+         line(kExitBrokerNotRunning,
+              "broker not running (start it with `signaltty-broker` or `./packaging/dev.sh run`)") +
+         line(kExitReplayIncomplete,
+              "events: replay incomplete; fetch current state, then subscribe again");
+}
+
+}  // namespace signaltty::cli

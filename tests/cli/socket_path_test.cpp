@@ -1,0 +1,45 @@
+// tests/cli/socket_path_test.cpp: --socket, then SIGNALTTY_SOCKET, then
+// $XDG_RUNTIME_DIR/signaltty/, then /tmp/signaltty-$UID/ (interface.md).
+#include "cli/socket_path.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace signaltty::cli {
+namespace {
+
+EnvLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(SocketPath, FlagWinsOverEverything) {
+  auto env = env_of({{"SIGNALTTY_SOCKET", "/env.sock"}, {"XDG_RUNTIME_DIR", "/run/user/7"}});
+  EXPECT_EQ(resolve_socket_path("/flag.sock", env, 7), "/flag.sock");
+}
+
+TEST(SocketPath, SignalttySocketEnvWinsOverRuntimeDir) {
+  auto env = env_of({{"SIGNALTTY_SOCKET", "/env.sock"}, {"XDG_RUNTIME_DIR", "/run/user/7"}});
+  EXPECT_EQ(resolve_socket_path("", env, 7), "/env.sock");
+}
+
+TEST(SocketPath, RuntimeDirHoldsTheDefaultSocket) {
+  auto env = env_of({{"XDG_RUNTIME_DIR", "/run/user/7"}});
+  EXPECT_EQ(resolve_socket_path("", env, 7), "/run/user/7/signaltty/signaltty.sock");
+}
+
+TEST(SocketPath, WithoutRuntimeDirFallsBackToTmpPerUid) {
+  EXPECT_EQ(resolve_socket_path("", env_of({}), 1234), "/tmp/signaltty-1234/signaltty.sock");
+}
+
+TEST(SocketPath, EmptyVariablesCountAsUnset) {
+  auto env = env_of({{"SIGNALTTY_SOCKET", ""}, {"XDG_RUNTIME_DIR", ""}});
+  EXPECT_EQ(resolve_socket_path("", env, 5), "/tmp/signaltty-5/signaltty.sock");
+}
+
+}  // namespace
+}  // namespace signaltty::cli
