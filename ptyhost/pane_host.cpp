@@ -216,6 +216,7 @@ wire::Hello PaneHost::hello() const {
 
 Result<Json> PaneHost::spawn(const wire::SpawnRequest& request) {
   if (spawn_attempted_) return bad_params("spawn: the pane's program was already spawned");
+  if (closing_) return bad_params("spawn: the pane is closing");
   SIGNALTTY_RETURN_IF_ERROR(check_spawn_request(request));
   spawn_attempted_ = true;
   spawn_wait_.cancel();
@@ -465,9 +466,10 @@ void PaneHost::input(std::uint64_t rid, milliseconds budget, std::string bytes) 
 // ---- the way out ----------------------------------------------------------
 
 // After close: gone once the exit is collected, or once no broker is left
-// to collect it.
+// to collect it; a pane closed before its spawn is gone at once.
 void PaneHost::finish_if_done() {
-  if (closing_ && exit_ && (exit_collected_ || !broker_)) request_exit(0);
+  if (!closing_) return;
+  if (!spawn_attempted_ || (exit_ && (exit_collected_ || !broker_))) request_exit(0);
 }
 
 void PaneHost::request_exit(int status) {

@@ -340,6 +340,43 @@ TEST(PtyhostEvents, TitleNotificationAndBellBecomeEvents) {
   EXPECT_FALSE(pane.broker.await_event("bell").is_null());
 }
 
+TEST(PtyhostSerialize, SerializeSendsTheTerminalStateAsAStateFrame) {
+  Pane pane;
+  ASSERT_TRUE(pane.spawn({"sh", "-c", "echo serialized-text; read x"}).ok);
+  const std::uint64_t rid = pane.broker.next_rid();
+  pane.broker.send_control({{"op", "serialize"}, {"rid", rid}});
+  Reply r = pane.broker.await_reply(rid);
+  ASSERT_TRUE(r.ok);
+  auto blob = pane.broker.state_frame(rid);
+  ASSERT_TRUE(blob.has_value());
+  EXPECT_EQ(r.result["bytes"], blob->size());
+  EXPECT_GT(blob->size(), 0u);
+}
+
+TEST(PtyhostSerialize, SerializeWithoutTheNegotiatedFeatureIsBadParams) {
+  TempDir dir;
+  PtyhostProcess host(dir.path(), "");
+  ASSERT_TRUE(host.wait_ready());
+  TestBroker broker(host.socket_path());
+  broker.read_hello();
+  broker.send_ack(1, 0);
+  EXPECT_EQ(broker.request("serialize").code, "BAD_PARAMS");
+}
+
+TEST(PtyhostQueries, TerminalQueriesAreAnsweredWhileNoViewerStreams) {
+  Pane pane;
+  // Primary device attributes: the answer starts ESC [ ?.
+  ASSERT_TRUE(pane.spawn({"sh", "-c",
+                          "stty -echo -icanon min 1; printf '\\033[c'; "
+                          "head -c 3 | od -An -c | tr -d ' '; read x"})
+                  .ok);
+  const auto deadline = Clock::now() + kDeadline;
+  std::string text;
+  while (text.find("033[?") == std::string::npos && Clock::now() < deadline)
+    text = pane.broker.request("read", {{"mode", "screen"}}).result["text"].get<std::string>();
+  EXPECT_NE(text.find("033[?"), std::string::npos) << text;
+}
+
 TEST(PtyhostMeta, SetMetaIsReturnedVerbatimInTheNextHello) {
   Pane pane;
   Json meta = {{"workspace", "ws_1"}, {"nested", {{"a", 1}}}};
@@ -371,6 +408,14 @@ TEST(PtyhostClose, BrokerLeavingAfterCloseLetsThePtyhostExit) {
   ASSERT_FALSE(pane.broker.await_event("exited").is_null());
   pane.broker.disconnect();
   EXPECT_TRUE(pane.host.wait_exit(Clock::now() + kDeadline).has_value());
+}
+
+TEST(PtyhostClose, CloseBeforeSpawnLetsThePtyhostExit) {
+  Pane pane;
+  ASSERT_TRUE(pane.broker.request("close", {{"signo", SIGTERM}}).ok);
+  auto status = pane.host.wait_exit(Clock::now() + kDeadline);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status));
 }
 
 }  // namespace
