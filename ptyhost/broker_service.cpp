@@ -69,6 +69,7 @@ void BrokerService::start() {
 
 void BrokerService::close(std::string_view why) {
   if (phase_ == Phase::Closed) return;
+  const auto self = shared_from_this();  // the host may drop its last reference
   phase_ = Phase::Closed;
   log::info("broker connection closed: " + std::string(why));
   boost::system::error_code ignored;

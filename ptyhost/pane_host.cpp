@@ -192,7 +192,8 @@ void PaneHost::broker_drained() { maybe_stop(); }
 // Hello said, they see every change after it.
 void PaneHost::publish(const wire::Event& event) {
   if (broker_ && broker_->connected()) broker_->send_event(event);
-  for (const auto& pending : pending_)
+  const auto targets = pending_;  // a send may drop a connection
+  for (const auto& pending : targets)
     if (pending->connected()) pending->send_event(event);
 }
 
