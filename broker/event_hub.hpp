@@ -4,21 +4,56 @@
 // persistence.md, Replay).
 // Runs in: broker (io thread; journal reads on a worker thread).
 // Never: numbers or journals events (the pipeline did, before publish()).
+//
+// Usage (the subscribe handler):
+//   SIGNALTTY_TRY(auto filter, make_event_filter(params));
+//   hub.subscribe(ctx.session, std::move(filter), params.from_seq, std::move(reply),
+//                 [&pipeline](std::function<void()> f) { pipeline.after_durable(std::move(f)); });
+// The hub answers `reply` once (unless the session closes first), then
+// writes replay frames and live events straight to the session, but only
+// after `after_reply` says the reply line is queued there: the router
+// answers through the pipeline's durability barrier, so a reply can be
+// queued later than the call that gave it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <functional>
 #include <memory>
-#include <unordered_map>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 
 #include "broker/event.hpp"
+#include "broker/services.hpp"
 #include "broker/session.hpp"
+#include "common/protocol/methods/subscribe.hpp"
 
 namespace signaltty::broker {
 
 class AuditJournal;
+
+// What one subscription selects (seeds/08-ipc.md, subscribe).
+struct EventFilter {
+  // Declared event names or globs (protocol::is_event_selector); empty
+  // selects every event.
+  std::vector<std::string> selectors;
+  // Empty: no task filter. Otherwise an event whose payload names a task
+  // (top-level `task_id`, or `task.id`) passes only if that task is listed;
+  // an event that names no task is judged by the selectors alone. This is
+  // how we read the seed's "only events whose payload carries a matching
+  // task_id are delivered (other events still pass the glob match)".
+  std::vector<std::string> task_ids;
+
+  bool selects(const StateEvent& ev) const;
+};
+
+// Validates subscribe's `events` (BAD_PARAMS naming `events[i]` for an entry
+// that is neither a declared event nor a glob) and builds the filter. An
+// empty `events` or `task_ids` list means the same as an absent one.
+Result<EventFilter> make_event_filter(const protocol::SubscribeParams& params);
 
 class EventHub {
  public:
@@ -36,6 +71,24 @@ class EventHub {
   std::uint64_t published_head() const;
   // Seq of the last event evicted from the ring (= head at startup).
   std::uint64_t ring_retained_after() const;
+
+  // Runs its argument once every reply given before the call is queued on
+  // its session (in order with them); the handler passes the pipeline's
+  // after_durable, the barrier the router's replies go through.
+  using AfterReply = std::function<void(std::function<void()>)>;
+
+  // Serves `subscribe` for `session`, replacing its previous subscription.
+  // Without from_seq: replies {subscribed, seq: fence}; live events with
+  // seq > fence follow. With from_seq: replies with `replay`, then the
+  // replay frames, then live events; an incomplete replay is refused
+  // (subscribed:false, no frames) and the session closed after the reply.
+  // A replay that needs the journal answers later, from the io thread.
+  // Live events published before the reply is out wait behind it.
+  void subscribe(const std::shared_ptr<Session>& session, EventFilter filter,
+                 std::optional<std::uint64_t> from_seq, Reply<protocol::SubscribeResult> reply,
+                 AfterReply after_reply);
+  // Sessions with a subscription (live or waiting for a journal replay).
+  std::size_t subscriber_count() const;
 
   // Everything subscribe needs lives behind this; see event_hub.cpp.
   struct Impl;
