@@ -1,0 +1,91 @@
+// ptyhost/rendered_ring.cpp: history storage and the tail / rendered reads.
+// Runs in: ptyhost. Never: touches the grid beyond reading its rows.
+#include "ptyhost/rendered_ring.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace signaltty::ptyhost {
+
+void RenderedRing::push(std::uint64_t seq, std::string ansi) {
+  history_.push_back(HistoryLine{seq, std::move(ansi)});
+  if (history_.size() <= limits::kHistoryMaxLines) return;
+  floor_ = std::max(floor_, history_.front().seq);
+  history_.pop_front();
+}
+
+void RenderedRing::clear_history() {
+  history_.clear();
+  floor_ = take_seq();
+}
+
+void RenderedRing::restore(std::uint64_t head, std::uint64_t floor,
+                           std::deque<HistoryLine> history) {
+  head_ = head;
+  floor_ = floor;
+  history_ = std::move(history);
+}
+
+std::uint64_t RenderedRing::seq_at(std::span<const Row* const> screen, std::size_t index) const {
+  if (index < history_.size()) return history_[index].seq;
+  return screen[index - history_.size()]->seq;
+}
+
+void RenderedRing::append_line(std::span<const Row* const> screen, std::size_t index,
+                               TextStyle style, std::string& out) const {
+  if (index >= history_.size()) {
+    render_row(*screen[index - history_.size()], style, out);
+  } else if (style == TextStyle::Ansi) {
+    out += history_[index].ansi;
+  } else {
+    append_plain_from_ansi(history_[index].ansi, out);
+  }
+}
+
+TailRead RenderedRing::tail(std::span<const Row* const> screen, std::size_t lines,
+                            TextStyle style) const {
+  const std::size_t total = history_.size() + screen.size();
+  const std::size_t count = std::min(lines, total);
+  TailRead read;
+  read.truncated = total > lines;
+  for (std::size_t i = total - count; i < total; ++i) {
+    if (i != total - count) read.text += '\n';
+    append_line(screen, i, style, read.text);
+  }
+  return read;
+}
+
+RenderedRead RenderedRing::rendered(std::span<const Row* const> screen, std::uint64_t after_seq,
+                                    std::size_t lines, TextStyle style) const {
+  RenderedRead read;
+  read.next_seq = head_;
+  read.seq = head_;
+  read.dropped = after_seq < floor_ || after_seq > head_;
+  // Newest first, so `lines` keeps the newest; one extra find means truncated.
+  std::vector<std::size_t> picked;
+  for (std::size_t i = history_.size() + screen.size(); i-- > 0;) {
+    if (seq_at(screen, i) <= after_seq) continue;
+    if (picked.size() == lines) {
+      read.truncated = true;
+      break;
+    }
+    picked.push_back(i);
+  }
+  std::reverse(picked.begin(), picked.end());
+  for (std::size_t n = 0; n < picked.size(); ++n) {
+    if (n != 0) read.text += '\n';
+    append_line(screen, picked[n], style, read.text);
+    read.seq = std::min(read.seq, seq_at(screen, picked[n]));
+  }
+  return read;
+}
+
+std::size_t RenderedRing::memory_bytes() const {
+  constexpr std::size_t kInlineChars = 15;  // libstdc++ keeps short strings inline
+  std::size_t bytes = sizeof(*this) + history_.size() * sizeof(HistoryLine);
+  for (const HistoryLine& line : history_)
+    if (line.ansi.capacity() > kInlineChars) bytes += line.ansi.capacity() + 1;
+  return bytes;
+}
+
+}  // namespace signaltty::ptyhost

@@ -1,0 +1,79 @@
+// ptyhost/rendered_ring.hpp: RenderedRing, a pane's history of content lines
+// with their seqs, and the tail / rendered reads over history plus screen.
+// Runs in: ptyhost; rows enter when they scroll off the top of the main
+// screen (terminal.cpp), reads come from the broker.
+// Never: splits raw bytes into lines; every line comes from the grid.
+//
+// pty.md "Rendered ring": seqs start at 1 and grow by one per new or changed
+// line; the screen's rows carry their own seqs (grid.hpp), so a repainted row
+// takes a fresh seq in place and history only grows by scrolling. Seqs along
+// the ring are therefore not sorted: a read returns, in screen order, every
+// line whose seq is newer than the cursor.
+//
+// `dropped` (a cursor that may have missed lines) is kept as a floor: the
+// highest seq ever evicted or cleared. Cursors below it, and cursors ahead
+// of the head, read as dropped.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+
+#include "ptyhost/grid.hpp"
+#include "ptyhost/line_render.hpp"
+
+namespace signaltty::ptyhost {
+
+struct TailRead {
+  std::string text;
+  bool truncated = false;
+};
+
+struct RenderedRead {
+  std::string text;
+  std::uint64_t seq = 0;       // oldest (lowest) seq returned, or the head
+  std::uint64_t next_seq = 0;  // the head: pass back as the next after_seq
+  bool dropped = false;
+  bool truncated = false;
+};
+
+struct HistoryLine {
+  std::uint64_t seq = 0;
+  std::string ansi;  // the row as render_row(TextStyle::Ansi) wrote it
+
+  bool operator==(const HistoryLine&) const = default;
+};
+
+class RenderedRing {
+ public:
+  std::uint64_t take_seq() { return ++head_; }
+  std::uint64_t head() const { return head_; }
+  std::uint64_t dropped_floor() const { return floor_; }
+  std::size_t size() const { return history_.size(); }
+  const std::deque<HistoryLine>& history() const { return history_; }
+
+  // Appends one scrolled-off line, evicting the oldest past the cap.
+  void push(std::uint64_t seq, std::string ansi);
+  // pane.clear: forgets history; every cursor up to now reads as dropped.
+  void clear_history();
+  // Live-upgrade restore of a ring written by history()/head()/floor().
+  void restore(std::uint64_t head, std::uint64_t floor, std::deque<HistoryLine> history);
+
+  // `screen` is the active grid's content rows, top to bottom.
+  TailRead tail(std::span<const Row* const> screen, std::size_t lines, TextStyle style) const;
+  RenderedRead rendered(std::span<const Row* const> screen, std::uint64_t after_seq,
+                        std::size_t lines, TextStyle style) const;
+  std::size_t memory_bytes() const;
+
+ private:
+  std::uint64_t seq_at(std::span<const Row* const> screen, std::size_t index) const;
+  void append_line(std::span<const Row* const> screen, std::size_t index, TextStyle style,
+                   std::string& out) const;
+
+  std::deque<HistoryLine> history_;
+  std::uint64_t head_ = 0;
+  std::uint64_t floor_ = 0;
+};
+
+}  // namespace signaltty::ptyhost

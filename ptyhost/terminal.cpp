@@ -1,0 +1,540 @@
+// ptyhost/terminal.cpp: feeding libvterm through VtGuard, its state
+// callbacks into our grids, batch reconciliation and reads.
+// Runs in: ptyhost, on the pane's output pump and on read requests.
+// Never: hands libvterm a byte VtGuard has not passed, or queries libvterm
+// while bytes of a feed are still queued.
+#include "ptyhost/terminal.hpp"
+
+#include <vterm.h>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+
+#include "common/limits.hpp"
+#include "ptyhost/utf8.hpp"
+
+namespace signaltty::ptyhost {
+namespace {
+
+constexpr unsigned char kShiftOut = 0x0e;
+constexpr unsigned char kShiftIn = 0x0f;
+
+bool printable_ascii(char c) { return c >= 0x20 && c < 0x7f; }
+
+Rect to_rect(VTermRect r) { return Rect{r.start_row, r.end_row, r.start_col, r.end_col}; }
+
+Color to_color(const VTermColor& color) {
+  if (color.type & VTERM_COLOR_DEFAULT_MASK) return Color{};
+  if (VTERM_COLOR_IS_INDEXED(&color)) return Color::indexed(color.indexed.idx);
+  return Color::rgb(color.rgb.red, color.rgb.green, color.rgb.blue);
+}
+
+void set_bit(std::uint16_t& attrs, std::uint16_t bit, bool on) {
+  attrs = static_cast<std::uint16_t>(on ? attrs | bit : attrs & ~bit);
+}
+
+void set_field(std::uint16_t& attrs, std::uint16_t mask, int shift, int value) {
+  attrs = static_cast<std::uint16_t>((attrs & ~mask) | ((value << shift) & mask));
+}
+
+void apply_pen_attr(Pen& pen, VTermAttr attr, const VTermValue& value) {
+  switch (attr) {
+    case VTERM_ATTR_BOLD: set_bit(pen.attrs, attr::kBold, value.boolean); break;
+    case VTERM_ATTR_ITALIC: set_bit(pen.attrs, attr::kItalic, value.boolean); break;
+    case VTERM_ATTR_BLINK: set_bit(pen.attrs, attr::kBlink, value.boolean); break;
+    case VTERM_ATTR_REVERSE: set_bit(pen.attrs, attr::kReverse, value.boolean); break;
+    case VTERM_ATTR_STRIKE: set_bit(pen.attrs, attr::kStrike, value.boolean); break;
+    case VTERM_ATTR_UNDERLINE:
+      set_field(pen.attrs, attr::kUnderlineMask, attr::kUnderlineShift, value.number);
+      break;
+    case VTERM_ATTR_FONT: set_field(pen.attrs, attr::kFontMask, attr::kFontShift, value.number); break;
+    case VTERM_ATTR_FOREGROUND: pen.fg = to_color(value.color); break;
+    case VTERM_ATTR_BACKGROUND: pen.bg = to_color(value.color); break;
+    default: break;
+  }
+}
+
+TerminalSize clamp_size(TerminalSize size) {
+  return TerminalSize{std::clamp(size.cols, 1, signaltty::limits::kPaneColsMax),
+                      std::clamp(size.rows, 1, signaltty::limits::kPaneRowsMax)};
+}
+
+MouseTracking mouse_tracking(int prop) {
+  switch (prop) {
+    case VTERM_PROP_MOUSE_CLICK: return MouseTracking::Click;
+    case VTERM_PROP_MOUSE_DRAG: return MouseTracking::Drag;
+    case VTERM_PROP_MOUSE_MOVE: return MouseTracking::Motion;
+    default: return MouseTracking::Off;
+  }
+}
+
+int cursor_style(int shape, bool blink) {
+  const int family = shape == VTERM_PROP_CURSORSHAPE_UNDERLINE  ? 2
+                     : shape == VTERM_PROP_CURSORSHAPE_BAR_LEFT ? 3
+                                                                : 1;
+  return family * 2 - (blink ? 1 : 0);
+}
+
+bool row_is_empty(const Row& row) {
+  return std::all_of(row.cells.begin(), row.cells.end(), [](const Cell& c) { return c.ch == 0; });
+}
+
+}  // namespace
+
+// libvterm's C callbacks, forwarding to Terminal.
+class VtCallbacks {
+ public:
+  static Terminal& self(void* user) { return *static_cast<Terminal*>(user); }
+
+  static int putglyph(VTermGlyphInfo* info, VTermPos pos, void* user) {
+    self(user).on_glyph(info->chars, info->width, info->protected_cell, info->dwl, pos.row,
+                        pos.col);
+    return 1;
+  }
+  static int movecursor(VTermPos pos, VTermPos, int visible, void* user) {
+    self(user).on_cursor(pos.row, pos.col, visible != 0);
+    return 1;
+  }
+  static int scrollrect(VTermRect rect, int down, int right, void* user) {
+    self(user).on_scroll(to_rect(rect), down, right);
+    return 1;
+  }
+  static int erase(VTermRect rect, int selective, void* user) {
+    Terminal& t = self(user);
+    t.active().erase(to_rect(rect), t.pen_, selective ? EraseMode::SkipProtected : EraseMode::All);
+    return 1;
+  }
+  static int initpen(void* user) {
+    self(user).pen_ = Pen{};
+    return 1;
+  }
+  static int setpenattr(VTermAttr attr, VTermValue* value, void* user) {
+    apply_pen_attr(self(user).pen_, attr, *value);
+    return 1;
+  }
+  static int settermprop(VTermProp prop, VTermValue* value, void* user);
+  static int bell(void* user) {
+    ++self(user).effects_.bells;
+    return 1;
+  }
+  static int resize(int rows, int cols, VTermPos* delta, void* user) {
+    self(user).on_resize(rows, cols, delta->row);
+    return 1;
+  }
+  // As VTermScreen: a line turning double-width loses its right half.
+  static int setlineinfo(int row, const VTermLineInfo* now, const VTermLineInfo* before,
+                         void* user) {
+    const bool changed = now->doublewidth != before->doublewidth ||
+                         now->doubleheight != before->doubleheight;
+    if (!changed || !now->doublewidth) return 1;
+    Terminal& t = self(user);
+    Grid& grid = t.active();
+    grid.erase(Rect{row, row + 1, grid.cols() / 2, grid.cols()}, t.pen_, EraseMode::All);
+    return 1;
+  }
+  static void output(const char* bytes, std::size_t len, void* user) {
+    Terminal& t = self(user);
+    if (t.probe_output_ != nullptr) {
+      t.probe_output_->append(bytes, len);
+    } else if (t.reply_sink_) {
+      t.reply_sink_(std::string_view(bytes, len));
+    }
+  }
+
+  static constexpr VTermStateCallbacks kTable = {
+      putglyph, movecursor, scrollrect, nullptr, erase, initpen,
+      setpenattr, settermprop, bell, resize, setlineinfo,
+  };
+};
+
+int VtCallbacks::settermprop(VTermProp prop, VTermValue* value, void* user) {
+  Terminal& t = self(user);
+  switch (prop) {
+    case VTERM_PROP_CURSORVISIBLE: t.cursor_visible_ = value->boolean != 0; break;
+    case VTERM_PROP_CURSORBLINK: t.cursor_blink_ = value->boolean != 0; break;
+    case VTERM_PROP_CURSORSHAPE: t.cursor_shape_ = value->number; break;
+    case VTERM_PROP_REVERSE: t.reverse_video_ = value->boolean != 0; break;
+    case VTERM_PROP_MOUSE: t.mouse_ = mouse_tracking(value->number); break;
+    case VTERM_PROP_ALTSCREEN: t.on_alt_screen(value->boolean != 0); break;
+    case VTERM_PROP_TITLE:
+      t.title_ = value->string != nullptr ? value->string : "";
+      t.effects_.title_changed = true;
+      break;
+    case VTERM_PROP_ICONNAME: t.icon_name_ = value->string != nullptr ? value->string : ""; break;
+    default: break;
+  }
+  return 1;
+}
+
+void Terminal::VTermDeleter::operator()(VTerm* vt) const { vterm_free(vt); }
+
+Terminal::Terminal(TerminalSize size)
+    : main_(clamp_size(size).rows, clamp_size(size).cols, Pen{}),
+      alt_(clamp_size(size).rows, clamp_size(size).cols, Pen{}) {
+  const TerminalSize clamped = clamp_size(size);
+  vt_.reset(vterm_new(clamped.rows, clamped.cols));
+  vterm_set_utf8(vt_.get(), 1);
+  vterm_output_set_callback(vt_.get(), VtCallbacks::output, this);
+  state_ = vterm_obtain_state(vt_.get());
+  vterm_state_set_callbacks(state_, &VtCallbacks::kTable, this);
+  vterm_state_reset(state_, 1);
+  reconcile();
+}
+
+Terminal::~Terminal() = default;
+
+TerminalSize Terminal::size() const { return TerminalSize{main_.cols(), main_.rows()}; }
+
+CursorState Terminal::cursor() const {
+  return CursorState{cursor_.row, cursor_.col, cursor_visible_};
+}
+
+void Terminal::set_reply_sink(std::function<void(std::string_view)> sink) {
+  reply_sink_ = std::move(sink);
+}
+
+FeedEffects Terminal::feed(std::string_view bytes) {
+  effects_ = FeedEffects{};
+  input_ = bytes;
+  guard_.filter(bytes, *this);
+  flush();
+  input_ = {};
+  reconcile();
+  return effects_;
+}
+
+// Ground text: printable ASCII runs are drawn straight into the grid when
+// libvterm would draw them unchanged; everything else goes to libvterm.
+//
+// libvterm 0.1.4 decodes a write's text that starts with a UTF-8 byte wholly
+// as UTF-8, so ASCII after it escapes a non-ASCII GL charset and joins a
+// combining mark differently than ASCII decoded on its own. Where a chunk
+// ends would then change the screen; instead every ASCII run after UTF-8
+// starts a new write, so each run meets the decoder of its own kind.
+void Terminal::vt_text(std::string_view bytes) {
+  if (!is_valid_utf8(bytes)) {
+    // libvterm turns ill-formed UTF-8 into U+FFFD only when what ends it
+    // arrives in the same write; repaired here, the screen never depends on
+    // chunking. VtGuard holds back a character cut by a chunk, so one still
+    // incomplete at the end of a piece is ill-formed.
+    draw_text(repair_utf8(bytes));
+    return;
+  }
+  draw_text(bytes);
+}
+
+void Terminal::draw_text(std::string_view bytes) {
+  std::size_t from = 0;
+  std::size_t i = 0;
+  while (i < bytes.size()) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    if (!printable_ascii(bytes[i])) {
+      if (c == kShiftOut || c == kShiftIn) text_modes_.note_control(c);
+      if (c >= 0x80) text_modes_.note_text();
+      ++i;
+      continue;
+    }
+    if (i > 0 && static_cast<unsigned char>(bytes[i - 1]) >= 0x80) {
+      queue(bytes.substr(from, i - from));
+      flush();
+      from = i;
+    }
+    std::size_t end = i;
+    while (end < bytes.size() && printable_ascii(bytes[end])) ++end;
+    if (end - i > limits::kFastTextMinRun && text_modes_.plain_ascii())
+      from = draw_plain_run(bytes, from, i, end);
+    text_modes_.note_text();
+    i = end;
+  }
+  queue(bytes.substr(from));
+}
+
+// Draws bytes[begin, end) row by row, up to but not including each row's
+// last column; libvterm draws that column and the character that wraps, so
+// wrapping and scrolling stay its own. The run's last character is always
+// libvterm's too, so that it remembers the last glyph (REP, combining marks).
+// Returns where the bytes still owed to libvterm start.
+std::size_t Terminal::draw_plain_run(std::string_view bytes, std::size_t from, std::size_t begin,
+                                     std::size_t end) {
+  queue(bytes.substr(from, begin - from));
+  std::size_t pos = begin;
+  bool wrapped_last = false;
+  while (end - pos > limits::kFastTextMinRun) {
+    flush();
+    VTermPos cursor;
+    vterm_state_get_cursorpos(state_, &cursor);
+    if (vterm_state_get_lineinfo(state_, cursor.row)->doublewidth) break;
+    Grid& grid = active();
+    const auto room = static_cast<std::size_t>(std::max(grid.cols() - 1 - cursor.col, 0));
+    const std::size_t count = std::min(end - pos - 1, room);
+    if (count < limits::kFastTextMinRun) {
+      if (wrapped_last) break;
+      const std::size_t through_wrap = std::min(end - pos - 1, room + 2);
+      queue(bytes.substr(pos, through_wrap));
+      pos += through_wrap;
+      wrapped_last = true;
+      continue;
+    }
+    grid.put_ascii(cursor.row, cursor.col, bytes.substr(pos, count), pen_);
+    write_vterm("\x1b[" + std::to_string(count) + "C");
+    pos += count;
+    wrapped_last = false;
+  }
+  return pos;
+}
+
+void Terminal::vt_sequence(std::string_view bytes) {
+  if (text_modes_.saves_cursor(bytes)) {
+    flush();  // the slot takes what libvterm holds right before this sequence
+    saved_cursor_ = SavedCursor{cursor_, pen_, cursor_visible_,
+                                cursor_style(cursor_shape_, cursor_blink_)};
+  }
+  text_modes_.note_sequence(bytes);
+  queue(bytes);
+}
+
+// libvterm 0.1.4 loops forever on REP when its last glyph has no width.
+void Terminal::vt_repeat(std::string_view bytes) {
+  flush();
+  if (last_glyph_.width >= 1) write_vterm(bytes);
+}
+
+void Terminal::queue(std::string_view bytes) {
+  if (bytes.empty()) return;
+  const auto begin = reinterpret_cast<std::uintptr_t>(input_.data());
+  const auto at = reinterpret_cast<std::uintptr_t>(bytes.data());
+  if (at < begin || at + bytes.size() > begin + input_.size()) {
+    flush();
+    write_vterm(bytes);
+    return;
+  }
+  if (!queued_.empty() && queued_.data() + queued_.size() == bytes.data()) {
+    queued_ = std::string_view(queued_.data(), queued_.size() + bytes.size());
+    return;
+  }
+  flush();
+  queued_ = bytes;
+}
+
+void Terminal::flush() {
+  if (queued_.empty()) return;
+  const std::string_view bytes = queued_;
+  queued_ = {};
+  write_vterm(bytes);
+}
+
+void Terminal::write_vterm(std::string_view bytes) {
+  vterm_input_write(vt_.get(), bytes.data(), bytes.size());
+}
+
+void Terminal::on_glyph(const std::uint32_t* chars, int width, bool protect, bool double_width,
+                        int row, int col) {
+  std::array<char32_t, 1 + limits::kMaxCombiningMarks> glyph{};
+  std::size_t count = 0;
+  while (count < glyph.size() && chars[count] != 0) {
+    glyph[count] = chars[count];
+    ++count;
+  }
+  Pen pen = pen_;
+  if (protect) pen.attrs |= attr::kProtected;
+  Grid& grid = active();
+  grid.put_glyph(row, col, std::span<const char32_t>(glyph.data(), std::max<std::size_t>(count, 1)),
+                 width, pen);
+  const int row_width = double_width ? grid.cols() / 2 : grid.cols();
+  last_glyph_ = GlyphTrace{CursorPos{row, col}, width, col + width >= row_width, false};
+}
+
+void Terminal::on_cursor(int row, int col, bool visible) {
+  cursor_ = CursorPos{row, col};
+  cursor_visible_ = visible;
+  if (cursor_ != last_glyph_.pos) last_glyph_.cursor_moved = true;
+}
+
+void Terminal::on_scroll(Rect rect, int down, int right) {
+  const bool off_the_top = down > 0 && right == 0 && !alt_active_ && rect.top == 0 &&
+                           rect.left == 0 && rect.right == main_.cols();
+  if (off_the_top) push_to_history(std::min(down, rect.bottom - rect.top));
+  active().scroll(rect, down, right, pen_);
+}
+
+void Terminal::on_alt_screen(bool on) {
+  if (on == alt_active_) return;
+  reconcile();
+  alt_active_ = on;
+}
+
+// As VTermScreen: when rows go, the main screen first scrolls just enough
+// for the cursor row and every non-empty row to stay.
+void Terminal::on_resize(int rows, int cols, int& delta_rows) {
+  const int old_rows = main_.rows();
+  if (!alt_active_ && rows < old_rows) {
+    int keep_until = old_rows - 1;
+    while (keep_until >= rows && row_is_empty(main_.row(keep_until)) && cursor_.row != keep_until)
+      --keep_until;
+    const int lift = keep_until + 1 - rows;
+    if (lift > 0) {
+      on_scroll(Rect{0, old_rows, 0, main_.cols()}, lift, 0);
+      delta_rows -= lift;
+    }
+  }
+  main_.resize(rows, cols, pen_);
+  alt_.resize(rows, cols, pen_);
+}
+
+void Terminal::resize(TerminalSize size) {
+  size = clamp_size(size);
+  if (size == this->size()) return;
+  reconcile();
+  vterm_set_size(vt_.get(), size.rows, size.cols);
+  VTermPos pos;
+  vterm_state_get_cursorpos(state_, &pos);
+  cursor_ = CursorPos{pos.row, pos.col};
+  last_glyph_.cursor_moved = true;
+  reconcile();
+}
+
+std::uint64_t Terminal::seq_for(const Grid& grid, int r) {
+  const Row& row = grid.row(r);
+  if (row.seq != 0 && !row.dirty) return row.seq;
+  const std::uint64_t hash = grid.hash_row(r);
+  if (row.seq != 0 && hash == row.content_hash) return row.seq;
+  return ring_.take_seq();
+}
+
+void Terminal::push_to_history(int count) {
+  for (int r = 0; r < count; ++r) {
+    const std::uint64_t seq = seq_for(main_, r);
+    scratch_.clear();
+    render_row(main_.row(r), TextStyle::Ansi, scratch_);
+    ring_.push(seq, std::string(scratch_));
+  }
+}
+
+void Terminal::reconcile() {
+  Grid& grid = active();
+  const int last = grid.last_nonblank_row();
+  for (int r = 0; r < grid.rows(); ++r) {
+    Row& row = grid.row(r);
+    if (r > last) {
+      if (row.dirty) row.seq = 0;
+      row.dirty = false;
+      continue;
+    }
+    if (!row.dirty && row.seq != 0) continue;
+    const std::uint64_t hash = grid.hash_row(r);
+    if (row.seq == 0 || hash != row.content_hash) {
+      row.seq = ring_.take_seq();
+      row.content_hash = hash;
+    }
+    row.dirty = false;
+  }
+}
+
+std::vector<const Row*> Terminal::content_rows() const {
+  const Grid& grid = screen();
+  std::vector<const Row*> rows;
+  const int last = grid.last_nonblank_row();
+  rows.reserve(static_cast<std::size_t>(last + 1));
+  for (int r = 0; r <= last; ++r) rows.push_back(&grid.row(r));
+  return rows;
+}
+
+std::string Terminal::screen_text(TextStyle style) const {
+  std::string text;
+  const std::vector<const Row*> rows = content_rows();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i != 0) text += '\n';
+    render_row(*rows[i], style, text);
+  }
+  return text;
+}
+
+TailRead Terminal::tail(std::size_t lines, TextStyle style) const {
+  return ring_.tail(content_rows(), std::min(lines, limits::kReadMaxLines), style);
+}
+
+RenderedRead Terminal::rendered(std::uint64_t after_seq, std::size_t lines,
+                                TextStyle style) const {
+  return ring_.rendered(content_rows(), after_seq, std::min(lines, limits::kReadMaxLines), style);
+}
+
+void Terminal::clear_history() { ring_.clear_history(); }
+
+// What libvterm reported through its property callbacks or we watched.
+TerminalModes Terminal::tracked_modes() const {
+  TerminalModes modes;
+  modes.cursor_visible = cursor_visible_;
+  modes.cursor_blink = cursor_blink_;
+  modes.cursor_style = cursor_style(cursor_shape_, cursor_blink_);
+  modes.reverse_video = reverse_video_;
+  modes.mouse = mouse_;
+  modes.origin = text_modes_.origin();
+  modes.autowrap = text_modes_.autowrap();
+  modes.lr_margin_mode = text_modes_.lr_margins();
+  modes.scroll_bottom = main_.rows();
+  modes.margin_right = main_.cols();
+  return modes;
+}
+
+std::string Terminal::probe(const std::function<void()>& ask) {
+  std::string answer;
+  probe_output_ = &answer;
+  ask();
+  probe_output_ = nullptr;
+  return answer;
+}
+
+TerminalModes Terminal::modes() {
+  VTerm* vt = vt_.get();
+  ProbeAnswers answers;
+  answers.margins = probe([&] { write_vterm(margin_queries()); });
+  answers.cursor_key = probe([&] { vterm_keyboard_key(vt, VTERM_KEY_UP, VTERM_MOD_NONE); });
+  answers.keypad_key = probe([&] { vterm_keyboard_key(vt, VTERM_KEY_KP_0, VTERM_MOD_NONE); });
+  answers.paste_start = probe([&] {
+    vterm_keyboard_start_paste(vt);
+    vterm_keyboard_end_paste(vt);
+  });
+  answers.focus_in = probe([&] { vterm_state_focus_in(state_); });
+  probe([&] { vterm_mouse_move(vt, 0, kMouseProbeColumn, VTERM_MOD_NONE); });
+  answers.mouse_press = probe([&] { vterm_mouse_button(vt, 1, true, VTERM_MOD_NONE); });
+  probe([&] { vterm_mouse_button(vt, 1, false, VTERM_MOD_NONE); });
+  TerminalModes modes = tracked_modes();
+  apply_probe_answers(answers, modes);
+  return modes;
+}
+
+bool Terminal::pending_wrap() const {
+  return last_glyph_.at_margin && !last_glyph_.cursor_moved && cursor_ == last_glyph_.pos;
+}
+
+SnapshotInput Terminal::snapshot_input(const TerminalModes& modes) const {
+  SnapshotInput in;
+  in.main = &main_;
+  in.alt = alt_active_ ? &alt_ : nullptr;
+  in.saved = saved_cursor_;
+  in.cursor = cursor_;
+  in.pending_wrap = pending_wrap();
+  in.pen = pen_;
+  in.protect = text_modes_.protect();
+  in.modes = modes;
+  in.title = title_;
+  in.icon_name = icon_name_;
+  return in;
+}
+
+std::string Terminal::snapshot_vt() {
+  const std::string text_modes = text_modes_.restore_sequence();
+  const std::string pending = guard_.pending();
+  SnapshotInput in = snapshot_input(modes());
+  in.text_modes = text_modes;
+  in.pending = pending;
+  return build_snapshot(in);
+}
+
+std::size_t Terminal::memory_bytes() const {
+  return sizeof(*this) + main_.memory_bytes() + alt_.memory_bytes() + ring_.memory_bytes() +
+         title_.capacity() + icon_name_.capacity() + scratch_.capacity();
+}
+
+}  // namespace signaltty::ptyhost

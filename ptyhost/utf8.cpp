@@ -1,0 +1,89 @@
+// ptyhost/utf8.cpp: the UTF-8 well-formedness table of Unicode 15, 3.9.
+// Runs in: ptyhost. Never: accepts surrogates, overlongs or code points
+// above U+10FFFF.
+#include "ptyhost/utf8.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+#include "ptyhost/line_render.hpp"
+
+namespace signaltty::ptyhost {
+namespace {
+
+struct LeadRule {
+  std::size_t length;      // bytes in the character, 0 for an invalid lead
+  unsigned char low;       // range of the first continuation byte
+  unsigned char high;
+};
+
+LeadRule rule_for(unsigned char lead) {
+  if (lead < 0x80) return {1, 0, 0};
+  if (lead < 0xC2) return {0, 0, 0};
+  if (lead < 0xE0) return {2, 0x80, 0xBF};
+  if (lead == 0xE0) return {3, 0xA0, 0xBF};
+  if (lead == 0xED) return {3, 0x80, 0x9F};
+  if (lead < 0xF0) return {3, 0x80, 0xBF};
+  if (lead == 0xF0) return {4, 0x90, 0xBF};
+  if (lead < 0xF4) return {4, 0x80, 0xBF};
+  if (lead == 0xF4) return {4, 0x80, 0x8F};
+  return {0, 0, 0};
+}
+
+bool all_ascii(const char* p) {
+  std::uint64_t word;
+  std::memcpy(&word, p, sizeof word);
+  return (word & 0x8080808080808080ull) == 0;
+}
+
+}  // namespace
+
+char32_t decode_utf8(std::string_view s, std::size_t& i) {
+  const auto lead = static_cast<unsigned char>(s[i]);
+  const LeadRule rule = rule_for(lead);
+  if (rule.length == 1) {
+    ++i;
+    return lead;
+  }
+  if (rule.length == 0) {
+    ++i;
+    return kReplacementChar;
+  }
+  char32_t cp = lead & (0x7F >> rule.length);
+  std::size_t k = 1;
+  for (; k < rule.length && i + k < s.size(); ++k) {
+    const auto c = static_cast<unsigned char>(s[i + k]);
+    const bool ok = k == 1 ? (c >= rule.low && c <= rule.high) : (c & 0xC0) == 0x80;
+    if (!ok) break;
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  i += k;
+  return k == rule.length ? cp : kReplacementChar;
+}
+
+bool is_valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (i + 8 <= s.size() && all_ascii(s.data() + i)) {
+      i += 8;
+      continue;
+    }
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    if (decode_utf8(s, i) == kReplacementChar && !(i - start == 3 && s.substr(start, 3) == "\xEF\xBF\xBD"))
+      return false;
+  }
+  return true;
+}
+
+std::string repair_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (std::size_t i = 0; i < s.size();) append_utf8(out, decode_utf8(s, i));
+  return out;
+}
+
+}  // namespace signaltty::ptyhost

@@ -1,0 +1,49 @@
+// tests/fuzz/fuzz_replay_main.cpp: runs a libFuzzer target without libFuzzer.
+// Each argument is a file or a directory of files; every file is passed once
+// to LLVMFuzzerTestOneInput. ctest uses it to replay each corpus on every
+// build; a crash or sanitizer report fails the run.
+// Runs in: test builds. Never: mutates inputs; that is libFuzzer's job.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+
+namespace {
+
+std::vector<std::filesystem::path> inputs(int argc, char** argv) {
+  std::vector<std::filesystem::path> files;
+  for (int a = 1; a < argc; ++a) {
+    const std::filesystem::path arg(argv[a]);
+    if (std::filesystem::is_directory(arg)) {
+      for (const auto& entry : std::filesystem::directory_iterator(arg))
+        if (entry.is_regular_file()) files.push_back(entry.path());
+    } else {
+      files.push_back(arg);
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::filesystem::path> files = inputs(argc, argv);
+  std::size_t failed = 0;
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "cannot read %s\n", file.c_str());
+      ++failed;
+      continue;
+    }
+    const std::string data{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
+  }
+  std::printf("%zu passed, %zu failed\n", files.size() - failed, failed);
+  return failed == 0 && !files.empty() ? 0 : 1;
+}

@@ -1,0 +1,320 @@
+// tests/ptyhost/terminal_test.cpp: Terminal's VT behaviour against libvterm's
+// own VTermScreen, screen reads, modes, and robustness on hostile output.
+#include "ptyhost/terminal.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+
+#include "tests/ptyhost/vt_test_support.hpp"
+
+namespace signaltty::ptyhost {
+namespace {
+
+using testing::ScreenOracle;
+
+constexpr TerminalSize kAgentSize{120, 40};
+
+// Feeds `bytes` in chunks of random size (1..max_chunk).
+void feed_chunked(Terminal& terminal, std::string_view bytes, std::mt19937& rng,
+                  std::size_t max_chunk) {
+  while (!bytes.empty()) {
+    const std::size_t n = std::min<std::size_t>(bytes.size(), 1 + rng() % max_chunk);
+    terminal.feed(bytes.substr(0, n));
+    bytes.remove_prefix(n);
+  }
+}
+
+std::string trim_capture(std::string_view text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+    out.append(line).append("\n");
+    start = end + 1;
+  }
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+TEST(Terminal, PrintsTextAndTracksTheCursor) {
+  Terminal terminal({.cols = 20, .rows = 5});
+  terminal.feed("hello\r\n\x1b[1mworld\x1b[0m");
+  EXPECT_EQ(terminal.screen_text(), "hello\nworld");
+  EXPECT_EQ(terminal.cursor(), (CursorState{1, 5, true}));
+  EXPECT_TRUE(terminal.screen().row(1).cells[0].pen.attrs & attr::kBold);
+}
+
+TEST(Terminal, ScreenTextTrimsRowsAndDropsTrailingBlankRows) {
+  Terminal terminal({.cols = 20, .rows = 6});
+  terminal.feed("a   \r\n\r\n  b  \r\n\r\n");
+  EXPECT_EQ(terminal.screen_text(), "a\n\n  b");
+}
+
+TEST(Terminal, MatchesVTermScreenOnAgentFixtures) {
+  const auto fixtures = testing::agent_fixtures();
+  if (fixtures.empty()) GTEST_SKIP() << "agent fixtures not found";
+  for (const auto& path : fixtures) {
+    const std::string raw = testing::read_file(path);
+    for (const std::string& bytes : {raw, testing::capture_as_screen(raw)}) {
+      Terminal terminal(kAgentSize);
+      ScreenOracle oracle(kAgentSize.cols, kAgentSize.rows);
+      terminal.feed(bytes);
+      oracle.feed(bytes);
+      EXPECT_EQ(oracle.diff(terminal.screen()), "") << path;
+      EXPECT_EQ(terminal.cursor(), oracle.cursor()) << path;
+    }
+  }
+}
+
+TEST(Terminal, FixtureScreenTextMatchesTheCapturedText) {
+  const auto fixtures = testing::agent_fixtures();
+  if (fixtures.empty()) GTEST_SKIP() << "agent fixtures not found";
+  for (const auto& path : fixtures) {
+    auto txt = path;
+    txt.replace_extension(".txt");
+    Terminal terminal(kAgentSize);
+    terminal.feed(testing::capture_as_screen(testing::read_file(path)));
+    const std::string expected = trim_capture(testing::read_file(txt));
+    if (expected.find('\n') != std::string::npos &&
+        std::count(expected.begin(), expected.end(), '\n') >= kAgentSize.rows)
+      continue;  // captured with scrollback: more lines than a screen
+    EXPECT_EQ(terminal.screen_text(), expected) << path;
+  }
+}
+
+TEST(Terminal, MatchesVTermScreenOnRandomStreamsInRandomChunks) {
+  testing::StreamMix mix;
+  mix.double_width = true;
+  mix.combining = false;
+  for (std::uint32_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937 rng(seed);
+    const TerminalSize size{static_cast<int>(20 + rng() % 110), static_cast<int>(5 + rng() % 40)};
+    Terminal terminal(size);
+    ScreenOracle oracle(size.cols, size.rows);
+    for (int round = 0; round < 6; ++round) {
+      const std::string bytes = testing::random_vt_stream(rng, 150, mix);
+      feed_chunked(terminal, bytes, rng, 64);
+      oracle.feed(bytes);
+      ASSERT_EQ(oracle.diff(terminal.screen()), "") << "seed " << seed << " round " << round;
+      ASSERT_EQ(terminal.cursor(), oracle.cursor()) << "seed " << seed << " round " << round;
+    }
+  }
+}
+
+TEST(Terminal, MatchesVTermScreenOnWholeRandomStreamsWithCombiningMarks) {
+  for (std::uint32_t seed = 500; seed < 540; ++seed) {
+    std::mt19937 rng(seed);
+    const TerminalSize size{static_cast<int>(20 + rng() % 110), static_cast<int>(5 + rng() % 40)};
+    Terminal terminal(size);
+    ScreenOracle oracle(size.cols, size.rows);
+    const std::string bytes = testing::random_vt_stream(rng, 800, testing::StreamMix{});
+    terminal.feed(bytes);
+    oracle.feed(bytes);
+    ASSERT_EQ(oracle.diff(terminal.screen()), "") << "seed " << seed;
+    ASSERT_EQ(terminal.cursor(), oracle.cursor()) << "seed " << seed;
+  }
+}
+
+TEST(Terminal, ChunkingNeverChangesTheScreenOrHistory) {
+  for (std::uint32_t seed = 100; seed < 120; ++seed) {
+    std::mt19937 rng(seed);
+    testing::StreamMix mix;
+    mix.combining = false;
+    const std::string bytes = testing::random_vt_stream(rng, 400, mix);
+    Terminal whole({.cols = 50, .rows = 12});
+    Terminal bytewise({.cols = 50, .rows = 12});
+    whole.feed(bytes);
+    for (char c : bytes) bytewise.feed(std::string_view(&c, 1));
+    EXPECT_EQ(testing::grid_diff(whole.screen(), bytewise.screen()), "") << seed;
+    EXPECT_EQ(whole.tail(5000, TextStyle::Ansi).text, bytewise.tail(5000, TextStyle::Ansi).text);
+    EXPECT_EQ(whole.cursor(), bytewise.cursor());
+  }
+}
+
+TEST(Terminal, FastTextPathDrawsWhatLibvtermWouldDraw) {
+  const std::string line = "the quick brown fox jumps over the lazy dog 0123456789";
+  const std::vector<std::string> setups = {
+      "",          "\x1b[1;31;44m", "\x1b(0",      "\x1b)0\x0e", "\x1b[4h\x1b[1;1Hxyz",
+      "\x1b#6",    "\x1b[1\"q",     "\x1b[?69h\x1b[5;30s", "\x1b[1;70H", "\x1bN",
+      "\x1b[?7l\x1b[1;60H"};
+  for (const std::string& setup : setups) {
+    Terminal terminal({.cols = 80, .rows = 6});
+    ScreenOracle oracle(80, 6);
+    const std::string bytes = setup + line + line + "\r\n" + line + "\x1b[3bq\xcc\x81";
+    terminal.feed(bytes);
+    oracle.feed(bytes);
+    EXPECT_EQ(oracle.diff(terminal.screen()), "") << "setup " << setup;
+    EXPECT_EQ(terminal.cursor(), oracle.cursor()) << "setup " << setup;
+  }
+}
+
+TEST(Terminal, TenMegabyteLineWithoutNewlineFinishesQuickly) {
+  Terminal terminal(kAgentSize);
+  const std::string line(10u << 20, 'a');
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t off = 0; off < line.size(); off += 8192)
+    terminal.feed(std::string_view(line).substr(off, 8192));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 10.0);  // ~0.1 s optimized; the bound only catches a stall
+  EXPECT_EQ(terminal.scrollback_len(), limits::kHistoryMaxLines);
+  EXPECT_EQ(terminal.screen().row(0).cells[0].ch, U'a');
+}
+
+TEST(Terminal, HostileBytesNeverBreakTheModel) {
+  std::mt19937 rng(7);
+  Terminal terminal({.cols = 40, .rows = 10});
+  std::string noise(1u << 20, '\0');
+  for (char& c : noise) c = static_cast<char>(rng());
+  feed_chunked(terminal, noise, rng, 4096);
+  terminal.feed("\x18\x1b[0m\x1b[?1049l\x1b[r\x1b[?6l\x1b[4l\x1b(B\x0f\x1b[H\x1b[2Jalive");
+  EXPECT_EQ(terminal.screen_text().substr(0, 5), "alive");
+}
+
+TEST(Terminal, OverlongOscIsDroppedAndLaterOutputStillDraws) {
+  Terminal terminal({.cols = 20, .rows = 4});
+  terminal.feed("\x1b]2;short\x07");
+  std::string osc = "\x1b]2;" + std::string(10u << 20, 'x') + "\x07";
+  terminal.feed(osc);
+  terminal.feed("after");
+  EXPECT_EQ(terminal.title(), "short");
+  EXPECT_EQ(terminal.screen_text(), "after");
+}
+
+TEST(Terminal, CsiWithTooManyArgumentsKeepsTheFirstSixteen) {
+  Terminal terminal({.cols = 20, .rows = 4});
+  std::string sgr = "\x1b[1";
+  for (int i = 0; i < 200; ++i) sgr += ";4";
+  terminal.feed(sgr + "mX");
+  const Pen& pen = terminal.screen().row(0).cells[0].pen;
+  EXPECT_TRUE(pen.attrs & attr::kBold);
+  EXPECT_EQ(pen.underline(), 1);
+}
+
+TEST(Terminal, RepWithNoGlyphBeforeItIsDropped) {
+  Terminal terminal({.cols = 20, .rows = 4});
+  terminal.feed("\x1b[5b");
+  terminal.feed("\xcc\x81\x1b[5b");
+  terminal.feed("\x1b[Hx\x1b[3b");
+  EXPECT_EQ(terminal.screen_text(), "xxxx");
+}
+
+TEST(Terminal, ReportsTitleChangesAndBells) {
+  Terminal terminal({.cols = 20, .rows = 4});
+  FeedEffects effects = terminal.feed("\x1b]0;agent\x07\x07" "a\x07");
+  EXPECT_EQ(terminal.title(), "agent");
+  EXPECT_EQ(terminal.icon_name(), "agent");
+  EXPECT_TRUE(effects.title_changed);
+  EXPECT_EQ(effects.bells, 2u);
+  effects = terminal.feed("plain");
+  EXPECT_FALSE(effects.title_changed);
+  EXPECT_EQ(effects.bells, 0u);
+}
+
+TEST(Terminal, AlternateScreenIsShownAndMainScreenComesBack) {
+  Terminal terminal({.cols = 20, .rows = 4});
+  terminal.feed("shell prompt\r\n$ vim");
+  terminal.feed("\x1b[?1049h\x1b[Hediting");
+  EXPECT_TRUE(terminal.alt_screen_active());
+  EXPECT_EQ(terminal.screen_text(), "editing");
+  terminal.feed("\x1b[?1049l");
+  EXPECT_FALSE(terminal.alt_screen_active());
+  EXPECT_EQ(terminal.screen_text(), "shell prompt\n$ vim");
+  EXPECT_EQ(terminal.cursor(), (CursorState{1, 5, true}));
+}
+
+TEST(Terminal, TinySizesNeverCrash) {
+  std::mt19937 rng(3);
+  for (int cols = 1; cols <= 3; ++cols) {
+    for (int rows = 1; rows <= 3; ++rows) {
+      Terminal terminal({.cols = cols, .rows = rows});
+      const std::string bytes = testing::random_vt_stream(rng, 300, testing::StreamMix{});
+      terminal.feed(bytes);
+      if (cols > 1) {  // VTermScreen itself crashes on a wide glyph one column wide
+        ScreenOracle oracle(cols, rows);
+        oracle.feed(bytes);
+        EXPECT_EQ(oracle.diff(terminal.screen()), "") << cols << "x" << rows;
+      }
+      terminal.resize({.cols = 0, .rows = -4});
+      EXPECT_EQ(terminal.size(), (TerminalSize{1, 1}));
+      terminal.feed(bytes);
+      (void)terminal.snapshot_vt();
+    }
+  }
+}
+
+TEST(Terminal, ShrinkingRowsLiftsTopRowsIntoHistory) {
+  Terminal terminal({.cols = 10, .rows = 5});
+  terminal.feed("one\r\ntwo\r\nthree\r\nfour\r\nfive");
+  terminal.resize({.cols = 10, .rows = 3});
+  EXPECT_EQ(terminal.screen_text(), "three\nfour\nfive");
+  EXPECT_EQ(terminal.tail(10, TextStyle::Plain).text, "one\ntwo\nthree\nfour\nfive");
+  EXPECT_EQ(terminal.cursor(), (CursorState{2, 4, true}));
+  terminal.resize({.cols = 10, .rows = 6});
+  EXPECT_EQ(terminal.screen_text(), "three\nfour\nfive");
+}
+
+TEST(Terminal, ResizeMatchesVTermScreenWithoutScrollbackPop) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 20; ++round) {
+    Terminal terminal({.cols = 40, .rows = 12});
+    const std::string bytes = testing::random_vt_stream(rng, 120, testing::StreamMix{});
+    terminal.feed(bytes);
+    const TerminalSize next{static_cast<int>(10 + rng() % 60), static_cast<int>(3 + rng() % 20)};
+    terminal.resize(next);
+    terminal.feed("\x1b[0mafter resize\r\n");
+    EXPECT_EQ(terminal.size(), next);
+    EXPECT_LE(terminal.cursor().row, next.rows - 1);
+    EXPECT_LE(terminal.cursor().col, next.cols - 1);
+  }
+}
+
+TEST(Terminal, ModesAreReadBackFromLibvterm) {
+  Terminal terminal({.cols = 30, .rows = 10});
+  EXPECT_EQ(terminal.modes(), (TerminalModes{.scroll_bottom = 10, .margin_right = 30}));
+  terminal.feed("\x1b[?2004h\x1b[?1h\x1b=\x1b[?1002h\x1b[?1006h\x1b[?1004h\x1b[3;8r\x1b[?6h"
+                "\x1b[?7l\x1b[?25l\x1b[?5h\x1b[4 q");
+  const TerminalModes modes = terminal.modes();
+  EXPECT_TRUE(modes.bracketed_paste);
+  EXPECT_TRUE(modes.app_cursor_keys);
+  EXPECT_TRUE(modes.app_keypad);
+  EXPECT_EQ(modes.mouse, MouseTracking::Drag);
+  EXPECT_EQ(modes.mouse_encoding, MouseEncoding::Sgr);
+  EXPECT_TRUE(modes.focus_events);
+  EXPECT_EQ(modes.scroll_top, 2);
+  EXPECT_EQ(modes.scroll_bottom, 8);
+  EXPECT_TRUE(modes.origin);
+  EXPECT_FALSE(modes.autowrap);
+  EXPECT_FALSE(modes.cursor_visible);
+  EXPECT_TRUE(modes.reverse_video);
+  EXPECT_EQ(modes.cursor_style, 4);
+}
+
+TEST(Terminal, QueriesStillWorkWhileASequenceIsCutOff) {
+  Terminal terminal({.cols = 30, .rows = 10});
+  terminal.feed("\x1b[?20");
+  EXPECT_FALSE(terminal.modes().bracketed_paste);
+  terminal.feed("04h\x1b]2;ti");
+  EXPECT_TRUE(terminal.modes().bracketed_paste);
+  terminal.feed("tle\x07");
+  EXPECT_EQ(terminal.title(), "title");
+  EXPECT_EQ(terminal.screen_text(), "");
+}
+
+TEST(Terminal, AnswersToTheProgramGoToTheReplySink) {
+  Terminal terminal({.cols = 30, .rows = 10});
+  std::string replies;
+  terminal.set_reply_sink([&](std::string_view bytes) { replies.append(bytes); });
+  terminal.feed("ab\x1b[6n");
+  EXPECT_EQ(replies, "\x1b[1;3R");
+  (void)terminal.modes();
+  EXPECT_EQ(replies, "\x1b[1;3R");
+}
+
+}  // namespace
+}  // namespace signaltty::ptyhost
