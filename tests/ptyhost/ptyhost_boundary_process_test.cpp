@@ -165,7 +165,11 @@ TEST(PtyhostSandbox, PtyhostIsConfinedAfterSpawnAndTheChildIsNot) {
 
 TEST(PtyhostSandbox, ChildHoldsOnlyFdsZeroToTwoOnItsTerminal) {
   Pane pane;
-  ASSERT_TRUE(pane.spawn({"sleep", "1000"}).ok);
+  ASSERT_TRUE(pane.broker.request("stream", {{"on", true}}).ok);
+  // Looked at once the program is up: a dynamic loader opens files for a
+  // moment right after exec.
+  ASSERT_TRUE(pane.spawn({"sh", "-c", "echo ready; read x"}).ok);
+  ASSERT_TRUE(pane.broker.await_output("ready"));
   const std::string fd_dir = "/proc/" + std::to_string(pane.child_pid) + "/fd";
   std::set<std::string> fds;
   std::set<std::string> targets;
