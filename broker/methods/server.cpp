@@ -24,6 +24,8 @@ Result<p::ServerStatusResult> handle(p::ServerStatus, Ctx& ctx, p::Empty&&) {
   r.panes = store.pane_count();
   r.live_panes = store.live_pane_count();
   r.seq = ctx.services.pipeline.head_seq();
+  r.journal_events = ctx.services.pipeline.events_journaled();
+  r.journal_syncs = ctx.services.pipeline.fsync_count();
   return r;
 }
 

@@ -15,13 +15,18 @@ struct ServerStatusResult {
   std::uint64_t panes = 0;
   std::uint64_t live_panes = 0;
   std::uint64_t seq = 0;
+  std::uint64_t journal_events = 0;
+  std::uint64_t journal_syncs = 0;
   static constexpr auto fields() {
     using R = ServerStatusResult;
     return std::tuple{req("version", &R::version), req("protocol", &R::protocol),
                       req("uptime_s", &R::uptime_s), req("workspaces", &R::workspaces),
                       req("tabs", &R::tabs), req("panes", &R::panes),
                       req("live_panes", &R::live_panes),
-                      req("seq", &R::seq, "highest event number issued so far")};
+                      req("seq", &R::seq, "highest event number issued so far"),
+                      opt("journal_events", &R::journal_events, "events journaled since start"),
+                      opt("journal_syncs", &R::journal_syncs,
+                          "journal syncs since start (group commit shares one per group)")};
   }
 };
 
