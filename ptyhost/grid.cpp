@@ -65,6 +65,12 @@ Grid::Grid(int rows, int cols, const Pen& fill) : cols_(cols) {
   for (Row& row : rows_) row.cells.assign(cols, blank_cell(fill));
 }
 
+void Grid::touch(Row& row) {
+  if (row.dirty) return;
+  if (row.seq != 0) row.content_hash = hash_of(row);
+  row.dirty = true;
+}
+
 void Grid::set_cell(Row& row, int c, const Cell& cell) {
   if (row.cells[c].flags & kCellHasMarks) drop_marks(row, c);
   row.cells[c] = cell;
@@ -75,6 +81,7 @@ void Grid::put_glyph(int r, int c, std::span<const char32_t> chars, int width,
                      const Pen& pen) {
   if (r < 0 || r >= rows() || c < 0 || c >= cols_ || chars.empty()) return;
   Row& row = this->row(r);
+  touch(row);
   set_cell(row, c, Cell{chars[0], pen, static_cast<std::uint8_t>(std::clamp(width, 0, 2)), 0});
   if (chars.size() > 1 && chars[0] != 0) {
     Marks marks{};
@@ -86,17 +93,16 @@ void Grid::put_glyph(int r, int c, std::span<const char32_t> chars, int width,
     if (tail.flags & kCellHasMarks) drop_marks(row, c + k);
     tail.ch = kWideTail;
   }
-  row.dirty = true;
 }
 
 void Grid::put_ascii(int r, int c, std::span<const char> text, const Pen& pen) {
   Row& row = this->row(r);
+  touch(row);
   Cell* cell = row.cells.data() + c;
   for (char ch : text) {
     if (cell->flags & kCellHasMarks) drop_marks(row, static_cast<int>(cell - row.cells.data()));
     *cell++ = Cell{static_cast<char32_t>(static_cast<unsigned char>(ch)), pen, 1, 0};
   }
-  row.dirty = true;
 }
 
 void Grid::clear_row(Row& row, const Pen& fill) {
@@ -112,7 +118,7 @@ void Grid::erase(Rect rect, const Pen& pen, EraseMode mode) {
   const Cell blank = blank_cell(pen);
   for (int r = rect.top; r < rect.bottom; ++r) {
     Row& row = this->row(r);
-    row.dirty = true;
+    touch(row);
     for (int c = rect.left; c < rect.right; ++c) {
       if (mode == EraseMode::SkipProtected && (row.cells[c].pen.attrs & attr::kProtected)) continue;
       set_cell(row, c, blank);
@@ -162,7 +168,7 @@ void Grid::move_cells(Rect rect, int down, int right, const Pen& fill) {
   const Cell blank = blank_cell(fill);
   for (int rr = 0; rr < height; ++rr) {
     Row& row = this->row(rect.top + rr);
-    row.dirty = true;
+    touch(row);
     for (int cc = 0; cc < width; ++cc) {
       const int sr = rr + down;
       const int sc = cc + right;
@@ -189,9 +195,9 @@ void Grid::resize(int new_rows, int new_cols, const Pen& fill) {
       continue;
     }
     if (new_cols == cols_) continue;
+    touch(row);
     row.cells.resize(new_cols, blank_cell(fill));
     std::erase_if(row.marks, [new_cols](const MarkEntry& e) { return e.col >= new_cols; });
-    row.dirty = true;
   }
   rows_ = std::move(resized);
   order_.resize(new_rows);
@@ -210,8 +216,7 @@ int Grid::last_nonblank_row() const {
   return -1;
 }
 
-std::uint64_t Grid::hash_row(int r) const {
-  const Row& row = this->row(r);
+std::uint64_t Grid::hash_of(const Row& row) {
   std::uint64_t h = 0x84222325CBF29CE4ull;
   for (const Cell& cell : row.cells) {
     std::uint64_t words[2];

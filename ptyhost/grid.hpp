@@ -94,7 +94,7 @@ struct Row {
   std::vector<Cell> cells;
   std::vector<MarkEntry> marks;    // only for cells flagged kCellHasMarks
   std::uint64_t seq = 0;           // 0: no seq assigned yet
-  std::uint64_t content_hash = 0;  // hash of the content `seq` names
+  std::uint64_t content_hash = 0;  // hash of the content `seq` named when first rewritten
   bool dirty = false;              // written since the last reconcile
 
   const Marks* marks_at(int col) const;
@@ -135,10 +135,14 @@ class Grid {
   bool row_is_blank(int r) const;
   // Index of the last row that is not blank, or -1.
   int last_nonblank_row() const;
-  std::uint64_t hash_row(int r) const;
+  std::uint64_t hash_row(int r) const { return hash_of(row(r)); }
+  static std::uint64_t hash_of(const Row& row);
   std::size_t memory_bytes() const;
 
  private:
+  // Marks a row written; the first write after a reconcile keeps the hash
+  // of what the row's seq named, so an identical repaint can keep it.
+  static void touch(Row& row);
   void clear_row(Row& row, const Pen& fill);
   void set_cell(Row& row, int c, const Cell& cell);
   void scroll_rows(Rect rect, int down, const Pen& fill);

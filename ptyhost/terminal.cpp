@@ -396,9 +396,7 @@ void Terminal::resize(TerminalSize size) {
 
 std::uint64_t Terminal::seq_for(const Grid& grid, int r) {
   const Row& row = grid.row(r);
-  if (row.seq != 0 && !row.dirty) return row.seq;
-  const std::uint64_t hash = grid.hash_row(r);
-  if (row.seq != 0 && hash == row.content_hash) return row.seq;
+  if (row.seq != 0 && (!row.dirty || grid.hash_row(r) == row.content_hash)) return row.seq;
   return ring_.take_seq();
 }
 
@@ -422,11 +420,7 @@ void Terminal::reconcile() {
       continue;
     }
     if (!row.dirty && row.seq != 0) continue;
-    const std::uint64_t hash = grid.hash_row(r);
-    if (row.seq == 0 || hash != row.content_hash) {
-      row.seq = ring_.take_seq();
-      row.content_hash = hash;
-    }
+    if (row.seq == 0 || grid.hash_row(r) != row.content_hash) row.seq = ring_.take_seq();
     row.dirty = false;
   }
 }

@@ -83,7 +83,23 @@ void TextModes::note_control(unsigned char c) {
   if (c == kShiftIn) gl_ = 0;
 }
 
+namespace {
+
+// Most sequences are SGR and the like: a CSI whose final byte is none of
+// h, l, q, s and that runs no control inside changes nothing watched here.
+bool unwatched(std::string_view seq) {
+  if (seq.size() < 3 || seq[1] != '[') return false;
+  const char final = seq.back();
+  if (final == 'h' || final == 'l' || final == 'q' || final == 's') return false;
+  for (char c : seq)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\x1b') return false;
+  return true;
+}
+
+}  // namespace
+
 bool TextModes::saves_cursor(std::string_view seq) const {
+  if (unwatched(seq)) return false;
   const std::string core = core_of(seq);
   if (core == "\x1b" "7") return true;
   if (core.size() < 3 || core[0] != '\x1b' || core[1] != '[') return false;
@@ -94,6 +110,7 @@ bool TextModes::saves_cursor(std::string_view seq) const {
 }
 
 void TextModes::note_sequence(std::string_view seq) {
+  if (unwatched(seq)) return;
   for (char c : seq) note_control(static_cast<unsigned char>(c));
   const std::string core = core_of(seq);
   if (core.size() < 2 || core[0] != '\x1b') return;
