@@ -24,13 +24,43 @@ Result<p::WorkspaceResult> handle(p::WorkspaceCreate, Ctx& ctx, p::WorkspaceCrea
 Result<p::WorkspaceListResult> handle(p::WorkspaceList, Ctx& ctx, p::Empty&& params);
 Result<p::WorkspaceGetResult> handle(p::WorkspaceGet, Ctx& ctx, p::WorkspaceRef&& params);
 Result<p::WorkspaceResult> handle(p::WorkspaceRename, Ctx& ctx, p::WorkspaceRenameParams&& params);
-Result<p::ClosedResult> handle(p::WorkspaceClose, Ctx& ctx, p::WorkspaceCloseParams&& params);
+// Closes every pane (signal, then removal once reaped; decisions.md §17)
+// and replies once the workspace is gone.
+void handle(p::WorkspaceClose, Ctx& ctx, p::WorkspaceCloseParams&& params,
+            Reply<p::ClosedResult> reply);
 
 // broker/methods/tab.cpp
 Result<p::TabResult> handle(p::TabCreate, Ctx& ctx, p::TabCreateParams&& params);
-Result<p::ClosedResult> handle(p::TabClose, Ctx& ctx, p::TabCloseParams&& params);
+// As workspace.close, for one tab.
+void handle(p::TabClose, Ctx& ctx, p::TabCloseParams&& params, Reply<p::ClosedResult> reply);
 Result<p::TabResult> handle(p::TabSetLayout, Ctx& ctx, p::TabSetLayoutParams&& params);
 Result<p::TabResult> handle(p::TabSetRatio, Ctx& ctx, p::TabSetRatioParams&& params);
+
+// broker/methods/pane.cpp: launching, lookup, names and places, close
+void handle(p::PaneSpawn, Ctx& ctx, p::PaneSpawnParams&& params, Reply<p::PaneLaunchResult> reply);
+void handle(p::PaneSplit, Ctx& ctx, p::PaneSplitParams&& params, Reply<p::PaneLaunchResult> reply);
+void handle(p::PaneGet, Ctx& ctx, p::PaneRef&& params, Reply<p::PaneGetResult> reply);
+Result<p::PaneResult> handle(p::PaneRename, Ctx& ctx, p::PaneRenameParams&& params);
+Result<p::TabsResult> handle(p::PaneSwap, Ctx& ctx, p::PaneSwapParams&& params);
+Result<p::TabsResult> handle(p::PaneMove, Ctx& ctx, p::PaneMoveParams&& params);
+void handle(p::PaneClose, Ctx& ctx, p::PaneCloseParams&& params, Reply<p::ClosedResult> reply);
+
+// broker/methods/pane_io.cpp: input, resize, signal, read, clear
+void handle(p::PaneInput, Ctx& ctx, p::PaneInputParams&& params, Reply<p::PaneInputResult> reply);
+void handle(p::PaneResize, Ctx& ctx, p::PaneResizeParams&& params, Reply<p::PaneResult> reply);
+void handle(p::PaneSignal, Ctx& ctx, p::PaneSignalParams&& params,
+            Reply<p::PaneSignalResult> reply);
+void handle(p::PaneRead, Ctx& ctx, p::PaneReadParams&& params, Reply<p::PaneReadResult> reply);
+void handle(p::PaneClear, Ctx& ctx, p::PaneRef&& params, Reply<p::Empty> reply);
+
+// broker/methods/pane_wait.cpp
+void handle(p::PaneWaitForOutput, Ctx& ctx, p::PaneWaitForOutputParams&& params,
+            Reply<p::PaneWaitForOutputResult> reply);
+
+// broker/methods/pane_attach.cpp
+void handle(p::PaneAttach, Ctx& ctx, p::PaneAttachParams&& params,
+            Reply<p::PaneAttachResult> reply);
+Result<p::PaneDetachResult> handle(p::PaneDetach, Ctx& ctx, p::PaneRef&& params);
 
 // broker/methods/subscribe.cpp
 void handle(p::Subscribe, Ctx& ctx, p::SubscribeParams&& params, Reply<p::SubscribeResult> reply);

@@ -18,11 +18,15 @@
 #include "broker/connection.hpp"
 #include "broker/event_hub.hpp"
 #include "broker/event_pipeline.hpp"
+#include "broker/launcher.hpp"
 #include "broker/paths.hpp"
 #include "broker/router.hpp"
 #include "broker/sequence_reservation.hpp"
 #include "broker/snapshot_store.hpp"
 #include "broker/store.hpp"
+#include "broker/supervisor.hpp"
+#include "broker/viewers.hpp"
+#include "common/fs.hpp"
 #include "common/log.hpp"
 
 namespace signaltty::broker {
@@ -35,6 +39,11 @@ namespace {
 constexpr std::chrono::milliseconds kStopFlushBudget{2000};
 // Accept backs off this long when the process is out of file descriptors.
 constexpr std::chrono::milliseconds kAcceptBackoff{100};
+// Startup waits at most this long for the ptyhosts to be probed; one that
+// has not answered by then is left running, unadopted.
+constexpr std::chrono::milliseconds kAdoptionBudget{10000};
+// Where each ptyhost publishes its control socket, below the runtime dir.
+constexpr std::string_view kPanesDirName = "panes";
 
 // security.md, broker: not dumpable, no core files, private file modes.
 void harden_process() {
@@ -59,6 +68,7 @@ Result<Store> load_store(const std::string& state_dir) {
 struct Server::Impl {
   Config config;
   asio::io_context io{1};
+  std::unique_ptr<Launcher> launcher;  // first: forked before any thread exists
   std::unique_ptr<InstanceLock> lock;
   std::unique_ptr<AuditJournal> journal;
   std::unique_ptr<SequenceReservation> reservation;
@@ -66,6 +76,8 @@ struct Server::Impl {
   std::unique_ptr<EventHub> hub;
   std::unique_ptr<EventPipeline> pipeline;
   std::unique_ptr<SnapshotScheduler> snapshots;
+  std::unique_ptr<Viewers> viewers;
+  std::unique_ptr<Supervisor> supervisor;
   std::unique_ptr<Services> services;
   std::unique_ptr<Router> router;
   std::unique_ptr<Local::acceptor> acceptor;
@@ -75,13 +87,24 @@ struct Server::Impl {
   std::uint64_t next_session_id = 1;
   bool stopping = false;
 
+  std::string panes_dir() const { return fs::join(config.runtime_dir, kPanesDirName); }
+  Status start_launcher();
   Status open_state();
+  void adopt_ptyhosts();
   Status listen();
   void accept_next();
   void on_accept(Local::socket socket);
   void on_close(std::uint64_t id);
   void stop(std::string_view why);
 };
+
+// design.md "Who starts whom": before any thread, before any confinement.
+Status Server::Impl::start_launcher() {
+  SIGNALTTY_TRY(Launcher started,
+                Launcher::start({default_ptyhost_path(), panes_dir(), config.socket_path}));
+  launcher = std::make_unique<Launcher>(std::move(started));
+  return {};
+}
 
 Status Server::Impl::open_state() {
   SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir_recursive(config.state_dir));
@@ -98,16 +121,37 @@ Status Server::Impl::open_state() {
   snapshots = std::make_unique<SnapshotScheduler>(
       io, config.state_dir, [this] { return store->to_snapshot(); },
       [this] { return store->revision(); });
+  viewers = std::make_unique<Viewers>([this] { return pipeline->take_ephemeral_seq(); });
+  supervisor = std::make_unique<Supervisor>(io, SupervisorConfig{panes_dir(), config.state_dir},
+                                            *launcher, *store, *pipeline, *snapshots, *viewers);
   services = std::make_unique<Services>(Services{io, config, *store, *pipeline, *hub, *snapshots,
+                                                 *supervisor, *viewers,
                                                  std::chrono::steady_clock::now(),
                                                  [this] { stop("server.shutdown"); }});
   router = std::make_unique<Router>(*services);
   return {};
 }
 
+// Every ptyhost a previous broker left is probed at once; the loop runs
+// here until each is adopted, restored or left alone.
+void Server::Impl::adopt_ptyhosts() {
+  bool done = false;
+  supervisor->adopt_all([&done](const AdoptionReport& r) {
+    done = true;
+    log::info("ptyhosts: " + std::to_string(r.adopted) + " adopted (" +
+              std::to_string(r.recovered) + " without a record), " + std::to_string(r.restored) +
+              " panes restored, " + std::to_string(r.stale_sockets) + " stale sockets removed, " +
+              std::to_string(r.refused) + " left alone; " + std::to_string(r.took.count()) + " ms");
+  });
+  const auto deadline = std::chrono::steady_clock::now() + kAdoptionBudget;
+  while (!done && io.run_one_until(deadline) > 0) {
+  }
+  if (!done) log::warn("ptyhost adoption did not finish in time; serving anyway");
+  io.restart();
+  supervisor->start_tail_refresh();
+}
+
 Status Server::Impl::listen() {
-  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir(config.runtime_dir));
-  SIGNALTTY_RETURN_IF_ERROR(claim_socket_path(config.socket_path));
   boost::system::error_code ec;
   acceptor = std::make_unique<Local::acceptor>(io);
   acceptor->open(Local(), ec);
@@ -151,6 +195,7 @@ void Server::Impl::on_accept(Local::socket socket) {
 
 void Server::Impl::on_close(std::uint64_t id) {
   hub->drop_session(id);
+  for (const std::string& pane_id : viewers->drop_session(id)) supervisor->viewers_changed(pane_id);
   // Erasing may destroy the connection from inside its own callback: defer.
   asio::post(io, [this, id] { connections.erase(id); });
 }
@@ -163,11 +208,15 @@ void Server::Impl::stop(std::string_view why) {
   acceptor->close(ignored);
   signals.cancel(ignored);
   accept_backoff.cancel();
-  if (auto saved = snapshots->save_now(); !saved.ok())
-    log::error("snapshot save at stop failed: " + saved.error().message);
-  pipeline->after_durable([this] {
-    for (auto& [id, conn] : connections) conn->close_after_flush();
-    io.stop();
+  // persistence.md: tails first, then the snapshot.
+  supervisor->save_tails_now([this] {
+    if (auto saved = snapshots->save_now(); !saved.ok())
+      log::error("snapshot save at stop failed: " + saved.error().message);
+    pipeline->after_durable([this] {
+      supervisor->stop();
+      for (auto& [id, conn] : connections) conn->close_after_flush();
+      io.stop();
+    });
   });
 }
 
@@ -181,7 +230,13 @@ Result<std::unique_ptr<Server>> Server::create(const Config& config) {
   harden_process();
   auto impl = std::make_unique<Impl>();
   impl->config = config;
+  SIGNALTTY_RETURN_IF_ERROR(impl->start_launcher());
   SIGNALTTY_RETURN_IF_ERROR(impl->open_state());
+  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir(config.runtime_dir));
+  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir(impl->panes_dir()));
+  // A live broker on the socket refuses this start before any ptyhost is touched.
+  SIGNALTTY_RETURN_IF_ERROR(claim_socket_path(config.socket_path));
+  impl->adopt_ptyhosts();
   SIGNALTTY_RETURN_IF_ERROR(impl->listen());
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }

@@ -19,6 +19,8 @@ class Store;
 class EventPipeline;
 class EventHub;
 class SnapshotScheduler;
+class Supervisor;
+class Viewers;
 
 struct Services {
   boost::asio::io_context& io;
@@ -27,6 +29,8 @@ struct Services {
   EventPipeline& pipeline;
   EventHub& hub;
   SnapshotScheduler& snapshots;
+  Supervisor& supervisor;  // panes' processes (broker/supervisor.hpp)
+  Viewers& viewers;        // who attached which pane (broker/viewers.hpp)
   std::chrono::steady_clock::time_point started_at;
   // Orderly stop: save the snapshot, close the listener, exit 0.
   std::function<void()> request_stop;

@@ -109,12 +109,79 @@ class Store {
   Result<protocol::Tab> set_ratio(Txn& txn, std::string_view tab_id, const std::vector<int>& path,
                                   double ratio);
 
-  // ---- pane transitions --------------------------------------------------
+  // ---- pane transitions (broker/store_panes.cpp) ---------------------------
   // Removes a pane record (once its process is gone): emits pane.closed
   // {pane_id}, removes its leaf (the parent collapses; the last leaf makes
   // the layout null), moves active_pane_id to the first remaining pane and
   // emits tab.updated {tab}.
   Status remove_pane(Txn& txn, std::string_view pane_id);
+
+  // Where pane.spawn would put a pane, checked without changing anything:
+  // the explicit tab (NO_SUCH_TAB when unknown; BAD_PARAMS when it belongs
+  // to another workspace or already has panes), else the active tab
+  // (BAD_PARAMS when it has panes: use pane.split), else nullopt = a new
+  // tab "agents" is created once the child launched.
+  Result<std::optional<std::string>> spawn_target_tab(std::string_view workspace_key,
+                                                      const std::optional<std::string>& tab_id) const;
+  // Publishes a launched pane. `pane.workspace_id` must exist; an empty
+  // `pane.tab_id` creates the tab "agents" (tab.created, workspace.updated).
+  // With `split_of`, the pane is split in next to that pane of the same tab
+  // (layout.hpp split_leaf), else the tab must be empty. The new pane
+  // becomes the tab's active pane. Emits pane.created {pane}, tab.updated.
+  Result<protocol::Pane> add_pane(Txn& txn, protocol::Pane pane,
+                                  const std::optional<std::string>& split_of = std::nullopt,
+                                  protocol::SplitDir dir = protocol::SplitDir::Right);
+  // A pane whose ptyhost was adopted at startup but has no record (the
+  // snapshot was lost, decisions.md §2): back into its saved workspace and
+  // tab when both still exist, else into the workspace `recovered` (made
+  // on first use, with one tab). Emits as add_pane does.
+  Result<protocol::Pane> add_recovered_pane(Txn& txn, protocol::Pane pane);
+
+  // The process facts of a pane (adoption, spawn): pid, ptyhost_pid and
+  // `live`/`restore_state` LIVE. Emits pane.updated when anything changed.
+  Result<protocol::Pane> set_pane_process(Txn& txn, std::string_view pane_id,
+                                          std::optional<std::int64_t> pid,
+                                          std::optional<std::int64_t> ptyhost_pid);
+  // The child ended (decisions.md §14): live {exited, code}, restore_state
+  // EXITED, exit_code/exit_signal, pid null, lifecycle exited, attention
+  // raised to unread (input/permission_required set down to it) unless the
+  // pane was reviewed. Emits pane.exited {pane_id, code, signal},
+  // agent.exited {pane_id, exit_code, exit_signal, outcome} and the
+  // attention event. A pane already exited changes nothing.
+  Result<protocol::Pane> pane_exited(Txn& txn, std::string_view pane_id,
+                                     std::optional<int> code, std::optional<std::string> signal);
+  // Its ptyhost is gone (reboot, crash): persistence.md "Restore": a live
+  // pane becomes exited (code null) and RESTORED, or RESUMABLE with an
+  // agent resume_argv; an exited one EXITED; pid and ptyhost_pid null.
+  // Emits pane.updated when anything changed.
+  Result<protocol::Pane> pane_without_process(Txn& txn, std::string_view pane_id);
+  // pane.rename: a valid unique name, or nullopt to clear. Emits pane.updated.
+  Result<protocol::Pane> rename_pane(Txn& txn, std::string_view pane_key,
+                                     const std::optional<std::string>& name);
+  // Stores the clamped size; emits pane.resized {pane} when it changed.
+  Result<protocol::Pane> resize_pane(Txn& txn, std::string_view pane_id, protocol::PtySize size);
+  // OSC 0/1/2: sanitized, ≤200 chars; empty is ignored. Emits pane.updated.
+  Result<protocol::Pane> set_pane_title(Txn& txn, std::string_view pane_id, std::string_view title);
+  // Bell or OSC notification (model.md, attention axis): raise = max, with
+  // attention.created/updated; last_activity_at touched; `last_message`
+  // replaced when given. The full notification model is a later issue.
+  Status raise_pane_attention(Txn& txn, std::string_view pane_id, protocol::Attention attention,
+                              const std::optional<std::string>& last_message);
+  // pane.attach with mark_seen: last_seen_at, and attention cleared
+  // (attention.cleared {pane_id, reason}) when it was raised.
+  Status mark_pane_seen(Txn& txn, std::string_view pane_id, std::string_view reason);
+  // pane.swap: both panes in one workspace, distinct, each in its tab's
+  // layout (BAD_PARAMS otherwise). Emits tab.updated per touched tab,
+  // pane.updated per pane that changed tab; returns the touched tabs.
+  Result<std::vector<protocol::Tab>> swap_panes(Txn& txn, std::string_view pane_key,
+                                                std::string_view target_key);
+  // pane.move: the pane leaves its slot (as after pane.close) and splits
+  // the target's leaf in `dir`. Same rules and events as swap_panes.
+  Result<std::vector<protocol::Tab>> move_pane(Txn& txn, std::string_view pane_key,
+                                               std::string_view target_key, protocol::SplitDir dir);
+  // Runtime figure reported by the ptyhost; no event, no revision.
+  void note_scrollback_len(std::string_view pane_id, std::uint64_t lines);
+  std::vector<protocol::Pane> list_panes() const;
 
   // ---- persistence (persistence.md, Snapshot) ----------------------------
   SnapshotDoc to_snapshot() const;
@@ -132,6 +199,10 @@ class Store {
   std::string resolve_leaf(const std::string& id_or_name) const;
 
   void drop_panes_of_tab(Txn& txn, const std::string& tab_id);
+  protocol::Pane& pane_at(const std::string& id) { return panes_.at(id); }
+  Result<std::string> ensure_recovered_tab(Txn& txn);
+  void set_attention(Txn& txn, protocol::Pane& pane, protocol::Attention next);
+  void detach_leaf(Txn& txn, protocol::Tab& tab, const std::string& pane_id);
   void drop_tab(Txn& txn, const std::string& tab_id);
   void changed() { ++revision_; }
 

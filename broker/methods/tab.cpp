@@ -1,8 +1,11 @@
 // broker/methods/tab.cpp: the tab.* handlers (create, close, set_layout,
 // set_ratio). Thin: each one calls the store with the request's Txn.
 // Runs in: broker (io thread). Never: holds layout rules (broker/layout does).
+#include <csignal>
+
 #include "broker/handlers.hpp"
 #include "broker/store.hpp"
+#include "broker/supervisor.hpp"
 
 namespace signaltty::broker {
 
@@ -12,9 +15,23 @@ Result<p::TabResult> handle(p::TabCreate, Ctx& ctx, p::TabCreateParams&& params)
   return p::TabResult{std::move(tab)};
 }
 
-Result<p::ClosedResult> handle(p::TabClose, Ctx& ctx, p::TabCloseParams&& params) {
-  SIGNALTTY_RETURN_IF_ERROR(ctx.services.store.close_tab(ctx.txn, params.tab_id, params.signal));
-  return p::ClosedResult{true};
+// decisions.md §17: every pane is signalled at once and removed as it is
+// reaped (SIGKILL after 5 s); the tab goes, and the reply comes, after the
+// last one.
+void handle(p::TabClose, Ctx& ctx, p::TabCloseParams&& params, Reply<p::ClosedResult> reply) {
+  Store& store = ctx.services.store;
+  auto tab = store.find_tab(params.tab_id);
+  if (!tab.ok()) return reply(std::move(tab).error());
+  std::vector<std::string> pane_ids;
+  for (const p::Pane& pane : store.panes_of_tab(**tab)) pane_ids.push_back(pane.id);
+  Txn& txn = ctx.txn;
+  const int signo = params.signal ? params.signal->number : SIGTERM;
+  ctx.services.supervisor.close_all(pane_ids, signo, [&store, &txn, id = (*tab)->id,
+                                                      reply = std::move(reply)] {
+    Status closed = store.close_tab(txn, id);
+    if (!closed.ok()) return reply(std::move(closed).error());
+    reply(p::ClosedResult{true});
+  });
 }
 
 Result<p::TabResult> handle(p::TabSetLayout, Ctx& ctx, p::TabSetLayoutParams&& params) {

@@ -1,8 +1,11 @@
 // broker/methods/workspace.cpp: the workspace.* handlers (create, list, get,
 // rename, close). Thin: each one calls the store with the request's Txn.
 // Runs in: broker (io thread). Never: holds model rules (broker/store does).
+#include <csignal>
+
 #include "broker/handlers.hpp"
 #include "broker/store.hpp"
+#include "broker/supervisor.hpp"
 
 namespace signaltty::broker {
 
@@ -30,10 +33,22 @@ Result<p::WorkspaceResult> handle(p::WorkspaceRename, Ctx& ctx,
   return p::WorkspaceResult{std::move(ws)};
 }
 
-Result<p::ClosedResult> handle(p::WorkspaceClose, Ctx& ctx, p::WorkspaceCloseParams&& params) {
-  SIGNALTTY_RETURN_IF_ERROR(
-      ctx.services.store.close_workspace(ctx.txn, params.workspace_id, params.signal));
-  return p::ClosedResult{true};
+// As tab.close: panes first (decisions.md §17), the workspace after.
+void handle(p::WorkspaceClose, Ctx& ctx, p::WorkspaceCloseParams&& params,
+            Reply<p::ClosedResult> reply) {
+  Store& store = ctx.services.store;
+  auto ws = store.find_workspace(params.workspace_id);
+  if (!ws.ok()) return reply(std::move(ws).error());
+  std::vector<std::string> pane_ids;
+  for (const p::Pane& pane : store.panes_of_workspace(**ws)) pane_ids.push_back(pane.id);
+  Txn& txn = ctx.txn;
+  const int signo = params.signal ? params.signal->number : SIGTERM;
+  ctx.services.supervisor.close_all(pane_ids, signo, [&store, &txn, id = (*ws)->id,
+                                                      reply = std::move(reply)] {
+    Status closed = store.close_workspace(txn, id);
+    if (!closed.ok()) return reply(std::move(closed).error());
+    reply(p::ClosedResult{true});
+  });
 }
 
 }  // namespace signaltty::broker

@@ -4,6 +4,8 @@
 // in its broker handler.
 #pragma once
 
+#include <chrono>
+
 #include "common/protocol/method_decl.hpp"
 #include "common/protocol/methods/workspace.hpp"
 #include "common/protocol/model.hpp"
@@ -17,6 +19,10 @@ inline constexpr std::uint32_t kReadLinesMax = 5000;      // pty.md, Reads
 inline constexpr double kOutputWaitTimeoutDefaultS = 3600;  // seed, pane.wait_for_output
 inline constexpr std::uint32_t kSubmitDelayDefaultMs = 300;  // pty.md, pane.submit
 inline constexpr double kSubmitStallTimeoutDefaultS = 5;    // pty.md, pane.submit
+inline constexpr std::size_t kInputMaxBase64Bytes = 1u << 20;  // pty.md, Input: else RATE_LIMITED
+inline constexpr std::chrono::milliseconds kInputBudget{5000};  // pty.md, Input: from request entry
+inline constexpr std::chrono::milliseconds kOutputWaitPoll{100};  // pty.md, Reads: re-read interval
+inline constexpr std::size_t kPaneLabelMaxChars = 128;      // model.md, lineage
 
 inline constexpr std::string_view kPaneIdDoc = "pane id or pane name";
 
@@ -456,38 +462,37 @@ struct PaneSubmitResult {
 // ---- the declarations -------------------------------------------------------
 
 using PaneSpawn = MethodDecl<"pane.spawn", "Start a program in a new pane", PaneSpawnParams,
-                             PaneLaunchResult, kMutating, Availability::Planned>;
+                             PaneLaunchResult, kMutating>;
 using PaneSplit = MethodDecl<"pane.split", "Split a pane and start a program beside it",
-                             PaneSplitParams, PaneLaunchResult, kMutating, Availability::Planned>;
+                             PaneSplitParams, PaneLaunchResult, kMutating>;
 using PaneRename = MethodDecl<"pane.rename", "Name a pane, or clear its name", PaneRenameParams,
-                              PaneResult, kMutating, Availability::Planned>;
+                              PaneResult, kMutating>;
 using PaneSwap = MethodDecl<"pane.swap", "Swap two panes' layout slots", PaneSwapParams,
-                            TabsResult, kMutating, Availability::Planned>;
+                            TabsResult, kMutating>;
 using PaneMove = MethodDecl<"pane.move", "Move a pane next to another", PaneMoveParams,
-                            TabsResult, kMutating, Availability::Planned>;
+                            TabsResult, kMutating>;
 using PaneGet = MethodDecl<"pane.get", "Show a pane and its wait baseline", PaneRef,
-                           PaneGetResult, kNoFlags, Availability::Planned>;
+                           PaneGetResult, kNoFlags>;
 using PaneInput = MethodDecl<"pane.input", "Write bytes to a pane's terminal", PaneInputParams,
-                             PaneInputResult, kMutating, Availability::Planned>;
+                             PaneInputResult, kMutating>;
 using PaneResize = MethodDecl<"pane.resize", "Resize a pane's terminal", PaneResizeParams,
-                              PaneResult, kMutating, Availability::Planned>;
+                              PaneResult, kMutating>;
 using PaneSignal = MethodDecl<"pane.signal", "Send a signal to a pane's program",
-                              PaneSignalParams, PaneSignalResult, kMutating, Availability::Planned>;
+                              PaneSignalParams, PaneSignalResult, kMutating>;
 using PaneRead = MethodDecl<"pane.read", "Read a pane's screen or output history",
-                            PaneReadParams, PaneReadResult, kNoFlags, Availability::Planned>;
+                            PaneReadParams, PaneReadResult, kNoFlags>;
 using PaneWaitForOutput =
     MethodDecl<"pane.wait_for_output", "Wait until a pane prints a matching line",
-               PaneWaitForOutputParams, PaneWaitForOutputResult, kNoFlags, Availability::Planned>;
+               PaneWaitForOutputParams, PaneWaitForOutputResult, kNoFlags>;
 using PaneClear = MethodDecl<"pane.clear", "Blank a pane's screen and scrollback", PaneRef,
-                             Empty, kMutating, Availability::Planned>;
+                             Empty, kMutating>;
 using PaneAttach =
     MethodDecl<"pane.attach", "Snapshot a pane's screen, then stream its output",
-               PaneAttachParams, PaneAttachResult, kMutating | kConnectionBound,
-               Availability::Planned>;
+               PaneAttachParams, PaneAttachResult, kMutating | kConnectionBound>;
 using PaneDetach = MethodDecl<"pane.detach", "Stop streaming a pane's output", PaneRef,
-                              PaneDetachResult, kConnectionBound, Availability::Planned>;
+                              PaneDetachResult, kConnectionBound>;
 using PaneClose = MethodDecl<"pane.close", "Signal a pane's program and remove the pane",
-                             PaneCloseParams, ClosedResult, kMutating, Availability::Planned>;
+                             PaneCloseParams, ClosedResult, kMutating>;
 using PaneResume = MethodDecl<"pane.resume", "Start a restored pane's agent session again",
                               PaneRef, PaneLaunchResult, kMutating, Availability::Planned>;
 using PaneMarkSeen = MethodDecl<"pane.mark_seen", "Record that a pane was read", PaneRef,

@@ -1,0 +1,256 @@
+// broker/methods/pane.cpp: pane.spawn, pane.split, pane.get, pane.rename,
+// pane.swap, pane.move, pane.close (seeds/08-ipc.md; pty.md "Spawn";
+// model.md, Pane and layout). A launch is validated, then the ptyhost is
+// started, and only then is the pane published: a failed launch leaves no
+// tab or pane behind.
+// Runs in: broker (io thread). Never: starts a process itself (the
+// supervisor does, through the launcher).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+
+#include "broker/event_pipeline.hpp"
+#include "broker/handle.hpp"
+#include "broker/handlers.hpp"
+#include "broker/snapshot_store.hpp"
+#include "broker/store.hpp"
+#include "broker/supervisor.hpp"
+#include "common/ids.hpp"
+#include "common/limits.hpp"
+
+extern char** environ;
+
+namespace signaltty::broker {
+namespace {
+
+// A pane about to be launched: its record and what its ptyhost is told.
+struct PaneDraft {
+  p::Pane pane;
+  LaunchSpec spec;
+};
+
+// What pane.spawn and pane.split share.
+struct DraftInput {
+  std::string workspace_id;
+  std::vector<std::string> argv;
+  std::string cwd;
+  std::map<std::string, std::string> env;
+  p::PtySize size;
+  std::optional<std::string> parent_pane_id;
+  std::optional<std::string> task_id;
+};
+
+Error field_error(std::string_view field, std::string message) {
+  Error e = bad_params(std::string(field) + ": " + std::move(message));
+  e.details = {{"field", std::string(field)}};
+  return e;
+}
+
+Status check_directory(const std::string& dir) {
+  if (dir.empty() || dir.front() != '/') return field_error("cwd", "must be an absolute path");
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return field_error("cwd", "'" + dir + "' is not a directory");
+  return {};
+}
+
+// pty.md "Spawn" 2: a relative program path with '/' is anchored at cwd.
+std::string anchored_program(const std::string& program, const std::string& cwd) {
+  if (program.empty() || program.front() == '/' || program.find('/') == std::string::npos)
+    return program;
+  std::string_view rest = program;
+  while (rest.substr(0, 2) == "./") rest.remove_prefix(2);
+  return cwd + (cwd.back() == '/' ? "" : "/") + std::string(rest);
+}
+
+std::string initial_title(const std::string& program) {
+  const std::string base = program.substr(program.find_last_of('/') + 1);
+  auto clean = sanitize_display_name(base.substr(0, limits::kNameMaxBytes), "title");
+  return clean.ok() ? *clean : std::string("shell");
+}
+
+p::PtySize clamped(std::optional<int> cols, std::optional<int> rows) {
+  return {std::clamp(cols.value_or(limits::kPaneColsDefault), limits::kPaneColsMin,
+                     limits::kPaneColsMax),
+          std::clamp(rows.value_or(limits::kPaneRowsDefault), limits::kPaneRowsMin,
+                     limits::kPaneRowsMax)};
+}
+
+std::vector<std::string> broker_environment() {
+  std::vector<std::string> out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
+  return out;
+}
+
+Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
+  if (in.argv.empty() || in.argv.front().empty()) return field_error("argv", "must not be empty");
+  SIGNALTTY_RETURN_IF_ERROR(check_directory(in.cwd));
+  in.argv.front() = anchored_program(in.argv.front(), in.cwd);
+  PaneDraft d;
+  p::Pane& pane = d.pane;
+  pane.id = new_id("pane");
+  pane.workspace_id = in.workspace_id;
+  pane.title = initial_title(in.argv.front());
+  pane.cwd = in.cwd;
+  pane.argv = in.argv;
+  pane.pty_size = in.size;
+  pane.created_at = now_rfc3339();
+  pane.last_activity_at = pane.created_at;
+  pane.process_instance = new_id("proc");
+  pane.task_id = in.task_id;
+  d.spec = LaunchSpec{pane.id, in.argv,
+                      child_environment({broker_environment(), std::move(in.env), pane.id,
+                                         services.config.socket_path, in.parent_pane_id,
+                                         in.task_id}),
+                      in.cwd, in.size};
+  return d;
+}
+
+// Lineage (model.md): root = the parent's root, else the parent.
+Status apply_lineage(const Store& store, const p::PaneSpawnParams& params, p::Pane& pane) {
+  if (params.label && params.label->size() > p::kPaneLabelMaxChars)
+    return field_error("label", "at most 128 characters");
+  pane.label = params.label;
+  if (!params.parent_pane_id) return {};
+  SIGNALTTY_TRY(const p::Pane* parent, store.find_pane(*params.parent_pane_id));
+  pane.parent_pane_id = parent->id;
+  pane.root_pane_id = parent->root_pane_id.value_or(parent->id);
+  const auto rel = params.relationship.value_or(p::PaneRelationship::Subagent);
+  pane.relationship = p::encode(rel).get<std::string>();
+  return {};
+}
+
+p::AgentKind hinted_kind(const std::optional<std::string>& hint) {
+  if (!hint) return p::AgentKind::None;
+  auto kind = p::decode<p::AgentKind>(p::Json(*hint));
+  return kind.ok() ? *kind : p::AgentKind::None;
+}
+
+// Starts the draft's ptyhost, then publishes the pane in its tab (a new
+// "agents" tab when `tab_id` is empty) and saves the snapshot at once.
+void launch_and_publish(Ctx& ctx, PaneDraft draft, std::string tab_id,
+                        std::optional<std::string> split_of, p::SplitDir dir,
+                        Reply<p::PaneLaunchResult> reply) {
+  Services& services = ctx.services;
+  Txn& txn = ctx.txn;
+  draft.pane.tab_id = std::move(tab_id);
+  services.supervisor.launch(
+      std::move(draft.spec),
+      [&services, &txn, pane = std::move(draft.pane), split_of, dir,
+       reply = std::move(reply)](Result<Launched> launched) mutable {
+        if (!launched.ok()) return reply(std::move(launched).error());
+        pane.pid = launched->child_pid;
+        pane.ptyhost_pid = launched->ptyhost_pid;
+        const std::string id = pane.id;
+        auto added = services.store.add_pane(txn, std::move(pane), split_of, dir);
+        if (!added.ok()) {
+          services.supervisor.discard(id);
+          return reply(std::move(added).error());
+        }
+        services.supervisor.push_meta(added->id);
+        reply(p::PaneLaunchResult{*added, std::nullopt});
+        // The record must survive a crash right after the launch.
+        services.pipeline.after_durable([&services] {
+          [[maybe_unused]] Status saved = services.snapshots.save_now();
+        });
+      });
+}
+
+}  // namespace
+
+void handle(p::PaneSpawn, Ctx& ctx, p::PaneSpawnParams&& params,
+            Reply<p::PaneLaunchResult> reply) {
+  const Store& store = ctx.services.store;
+  auto tab = store.spawn_target_tab(params.workspace_id, params.tab_id);
+  if (!tab.ok()) return reply(std::move(tab).error());
+  const p::Workspace* ws = *store.find_workspace(params.workspace_id);
+  DraftInput in{ws->id, std::move(params.argv), params.cwd.value_or(ws->cwd),
+                params.env.value_or(std::map<std::string, std::string>{}),
+                clamped(params.cols, params.rows), std::nullopt, params.task_id};
+  if (params.parent_pane_id) {
+    auto parent = store.find_pane(*params.parent_pane_id);
+    if (!parent.ok()) return reply(std::move(parent).error());
+    in.parent_pane_id = (*parent)->id;
+  }
+  auto draft = draft_pane(ctx.services, std::move(in));
+  if (!draft.ok()) return reply(std::move(draft).error());
+  if (Status s = apply_lineage(store, params, draft->pane); !s.ok()) return reply(s.error());
+  draft->pane.agent.kind = hinted_kind(params.agent_hint);
+  launch_and_publish(ctx, std::move(draft).value(), tab->value_or(""), std::nullopt,
+                     p::SplitDir::Right, std::move(reply));
+}
+
+void handle(p::PaneSplit, Ctx& ctx, p::PaneSplitParams&& params,
+            Reply<p::PaneLaunchResult> reply) {
+  auto source = ctx.services.store.find_pane(params.pane_id);
+  if (!source.ok()) return reply(std::move(source).error());
+  const char* shell = std::getenv("SHELL");
+  std::vector<std::string> argv = params.argv.value_or(
+      std::vector<std::string>{shell != nullptr && *shell != '\0' ? shell : "sh"});
+  DraftInput in{(*source)->workspace_id, std::move(argv), params.cwd.value_or((*source)->cwd),
+                {}, (*source)->pty_size, std::nullopt, std::nullopt};
+  auto draft = draft_pane(ctx.services, std::move(in));
+  if (!draft.ok()) return reply(std::move(draft).error());
+  launch_and_publish(ctx, std::move(draft).value(), (*source)->tab_id, (*source)->id,
+                     params.direction, std::move(reply));
+}
+
+// The ptyhost is asked first so scrollback_len is current.
+void handle(p::PaneGet, Ctx& ctx, p::PaneRef&& params, Reply<p::PaneGetResult> reply) {
+  auto pane = ctx.services.store.find_pane(params.pane_id);
+  if (!pane.ok()) return reply(std::move(pane).error());
+  Services& services = ctx.services;
+  const std::string id = (*pane)->id;
+  services.supervisor.read(id, ReadSpec{p::ReadMode::Screen, 1, true, 0},
+                           [&services, id, reply = std::move(reply)](auto) {
+                             auto now = services.store.find_pane(id);
+                             if (!now.ok()) return reply(std::move(now).error());
+                             const p::Pane& pane = **now;
+                             p::WaitBaseline baseline;
+                             baseline.pane_id = pane.id;
+                             baseline.process_instance = pane.process_instance;
+                             if (pane.agent.agent_session_id)
+                               baseline.agent_session_id = *pane.agent.agent_session_id;
+                             baseline.session_generation = pane.session_generation;
+                             reply(p::PaneGetResult{pane, baseline});
+                           });
+}
+
+Result<p::PaneResult> handle(p::PaneRename, Ctx& ctx, p::PaneRenameParams&& params) {
+  SIGNALTTY_TRY(p::Pane pane, ctx.services.store.rename_pane(ctx.txn, params.pane_id, params.name));
+  ctx.services.supervisor.push_meta(pane.id);
+  return p::PaneResult{std::move(pane)};
+}
+
+Result<p::TabsResult> handle(p::PaneSwap, Ctx& ctx, p::PaneSwapParams&& params) {
+  SIGNALTTY_TRY(std::vector<p::Tab> tabs,
+                ctx.services.store.swap_panes(ctx.txn, params.pane_id, params.target_pane_id));
+  for (const p::Tab& tab : tabs)
+    for (const p::Pane& pane : ctx.services.store.panes_of_tab(tab))
+      ctx.services.supervisor.push_meta(pane.id);
+  return p::TabsResult{std::move(tabs)};
+}
+
+Result<p::TabsResult> handle(p::PaneMove, Ctx& ctx, p::PaneMoveParams&& params) {
+  SIGNALTTY_TRY(std::vector<p::Tab> tabs,
+                ctx.services.store.move_pane(ctx.txn, params.pane_id, params.target_pane_id,
+                                             params.direction));
+  if (auto moved = ctx.services.store.find_pane(params.pane_id); moved.ok())
+    ctx.services.supervisor.push_meta((*moved)->id);
+  return p::TabsResult{std::move(tabs)};
+}
+
+// decisions.md §17: the reply comes once the pane is reaped and removed.
+void handle(p::PaneClose, Ctx& ctx, p::PaneCloseParams&& params, Reply<p::ClosedResult> reply) {
+  auto pane = ctx.services.store.find_pane(params.pane_id);
+  if (!pane.ok()) return reply(std::move(pane).error());
+  const int signo = params.signal ? params.signal->number : SIGTERM;
+  ctx.services.supervisor.close((*pane)->id, signo, [reply = std::move(reply)](Status closed) {
+    if (!closed.ok()) return reply(std::move(closed).error());
+    reply(p::ClosedResult{true});
+  });
+}
+
+}  // namespace signaltty::broker

@@ -1,0 +1,226 @@
+// broker/supervisor.hpp: the broker's side of every pane's process. It
+// launches ptyhosts through the Launcher, links to them (ptyhost_link),
+// re-adopts the ones a previous broker left running, turns their reports
+// (exit, title, bell, notification) into store transitions, streams their
+// output to viewers, closes panes (signal, SIGKILL after 5 s, removal once
+// reaped) and keeps each pane's scrollback tail on disk for the day its
+// ptyhost is gone (persistence.md, history/<pane_id>.tail).
+// Runs in: broker (io thread; tail files are written on a worker thread).
+// Never: kills or unlinks a live ptyhost because a probe failed, adopts a
+// ptyhost whose uid or pid does not match, or writes a tail for a
+// `redact` workspace (decisions.md §2, §22; design.md, "Why the split").
+//
+// Usage (broker/server.cpp):
+//   Supervisor supervisor(io, config, launcher, store, pipeline, snapshots, viewers);
+//   supervisor.adopt_all([](const AdoptionReport& r) { ... listen ... });
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "broker/event.hpp"
+#include "broker/ptyhost_link.hpp"
+#include "common/errors.hpp"
+#include "common/protocol/methods/pane.hpp"
+#include "common/protocol/model.hpp"
+
+namespace signaltty::broker {
+
+class EventPipeline;
+class Launcher;
+class SnapshotScheduler;
+class Store;
+class Viewers;
+
+// decisions.md §17: SIGKILL follows the requested signal after this long.
+inline constexpr std::chrono::milliseconds kCloseKillAfter{5000};
+// persistence.md: a tail file holds at most this many bytes of lines.
+inline constexpr std::size_t kTailMaxBytes = 64u << 10;
+// How often live panes' tails are checked for new lines and rewritten.
+inline constexpr std::chrono::milliseconds kTailRefreshInterval{2000};
+// A just-launched ptyhost has this long to publish its socket and say hello.
+inline constexpr std::chrono::milliseconds kLaunchConnectBudget{5000};
+// Adoption: a ptyhost that has not said hello by then is left alone.
+inline constexpr std::chrono::milliseconds kAdoptHelloTimeout{3000};
+
+struct SupervisorConfig {
+  std::string panes_dir;  // <runtime>/panes: one <pane_id>.sock per ptyhost
+  std::string state_dir;  // history/<pane_id>.tail lives below it
+};
+
+// What pane.spawn/pane.split hand to a new ptyhost.
+struct LaunchSpec {
+  std::string pane_id;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // complete, KEY=VALUE (child_environment)
+  std::string cwd;
+  protocol::PtySize size;
+};
+struct Launched {
+  std::int64_t ptyhost_pid = 0;
+  std::int64_t child_pid = 0;
+};
+
+struct ReadSpec {
+  protocol::ReadMode mode = protocol::ReadMode::Tail;
+  std::uint32_t lines = protocol::kReadLinesDefault;
+  bool strip_ansi = true;
+  std::uint64_t after_seq = 0;
+};
+
+struct AttachSnapshot {
+  std::string bytes;  // replayable VT state
+  std::uint64_t output_offset = 0;
+  protocol::PtySize size;
+};
+
+struct AdoptionReport {
+  std::size_t adopted = 0;      // live ptyhosts linked again
+  std::size_t recovered = 0;    // of those, panes without a record
+  std::size_t restored = 0;     // records whose ptyhost is gone
+  std::size_t stale_sockets = 0;  // refused connections, removed
+  std::size_t refused = 0;      // answered but not adoptable; left alone
+  std::chrono::milliseconds took{0};
+};
+
+// The child's environment (pty.md, "Environment of the child"): the
+// broker's own minus every LD_* (decisions.md §16) and SIGNALTTY_SOCKET;
+// request entries only for allowlisted keys; TERM=xterm-256color unless
+// set; then SIGNALTTY_PANE, SIGNALTTY_SOCKET and, when given,
+// SIGNALTTY_PARENT_PANE and SIGNALTTY_TASK are forced.
+struct ChildEnvRequest {
+  std::vector<std::string> broker_env;  // KEY=VALUE, e.g. from environ
+  std::map<std::string, std::string> requested;
+  std::string pane_id;
+  std::string socket_path;
+  std::optional<std::string> parent_pane_id;
+  std::optional<std::string> task_id;
+};
+std::vector<std::string> child_environment(const ChildEnvRequest& request);
+// True iff pane.spawn's `env` may set `key`.
+bool env_key_allowed(std::string_view key);
+
+class Supervisor {
+ public:
+  using Done = std::function<void(Status)>;
+
+  Supervisor(boost::asio::io_context& io, SupervisorConfig config, Launcher& launcher,
+             Store& store, EventPipeline& pipeline, SnapshotScheduler& snapshots,
+             Viewers& viewers);
+  ~Supervisor();
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  // Startup, before the listener: every pane record and every socket in
+  // panes_dir, all probed at once. `done` runs once each one is adopted,
+  // restored or left alone; their transitions are committed by then.
+  void adopt_all(std::function<void(const AdoptionReport&)> done);
+  // Starts the tail refresher (after adoption).
+  void start_tail_refresh();
+
+  // Launches a ptyhost for spec.pane_id and spawns the program in it.
+  // SPAWN_FAILED (the ptyhost leaves by itself) with details from it.
+  void launch(LaunchSpec spec, std::function<void(Result<Launched>)> done);
+  // The pane record is in the store (or changed place/name): the ptyhost
+  // keeps a copy as meta so a lost snapshot can still restore placement.
+  void push_meta(const std::string& pane_id);
+  // A launched pane that could not be published: its ptyhost is closed.
+  void discard(const std::string& pane_id);
+
+  void read(const std::string& pane_id, const ReadSpec& spec,
+            std::function<void(Result<protocol::PaneReadResult>)> done);
+  // Writes within the budget left until `deadline` (pty.md, Input).
+  void input(const std::string& pane_id, std::string bytes,
+             std::chrono::steady_clock::time_point deadline,
+             std::function<void(Result<protocol::PaneInputResult>)> done);
+  void resize(const std::string& pane_id, protocol::PtySize size, Done done);
+  void signal(const std::string& pane_id, int signo, bool group, Done done);
+  void clear(const std::string& pane_id, Done done);
+  // Turns the pane's stream on and takes the snapshot at its offset; a
+  // pane without a ptyhost is drawn from its tail.
+  void attach_snapshot(const std::string& pane_id,
+                       std::function<void(Result<AttachSnapshot>)> done);
+  // A viewer left: the stream is turned off once nobody views the pane.
+  void viewers_changed(const std::string& pane_id);
+  // Signals the pane's process group, SIGKILL after kCloseKillAfter, and
+  // removes the pane (pane.closed) once the child is reaped; `done` runs
+  // once that removal is durable.
+  void close(const std::string& pane_id, int signo, Done done);
+  // close() for each of `pane_ids` at once; `done` once all are removed.
+  void close_all(const std::vector<std::string>& pane_ids, int signo, std::function<void()> done);
+  // Refreshes every live pane's tail now (orderly stop); `done` once
+  // written or after a bounded wait.
+  void save_tails_now(std::function<void()> done);
+
+  // The broker is stopping: every link is dropped (the ptyhosts and their
+  // programs carry on) and nothing more is reported.
+  void stop();
+
+  bool has_ptyhost(const std::string& pane_id) const { return hosts_.contains(pane_id); }
+  std::size_t ptyhost_count() const { return hosts_.size(); }
+
+ private:
+  struct Host {
+    std::shared_ptr<PtyhostLink> link;
+    std::int64_t ptyhost_pid = 0;
+    bool published = false;  // the store has the pane
+    bool exited = false;     // its exit was recorded
+    bool closing = false;
+    bool streaming = false;
+    std::optional<std::uint64_t> tail_head;  // rendered head of the last tail written
+    std::vector<Done> close_waiters;
+  };
+  struct Adoption;
+
+  PtyhostLink::Handlers handlers_for(const std::string& pane_id);
+  Host* host(const std::string& pane_id);
+  void on_event(const std::string& pane_id, const wire::Event& event);
+  void on_exited(const std::string& pane_id, const wire::ExitStatus& exit);
+  void on_link_closed(const std::string& pane_id, const PtyhostLink* link, const std::string& why);
+  void finish_close(const std::string& pane_id);
+  void remove_pane_record(const std::string& pane_id, std::vector<Done> waiters);
+  void commit(Txn& txn, std::function<void()> then = {});
+
+  void adopt_one(const std::shared_ptr<Adoption>& run, const std::string& pane_id);
+  void adopted(const std::string& pane_id, const std::shared_ptr<PtyhostLink>& link,
+               const wire::Hello& hello, AdoptionReport& report);
+  void not_adopted(const std::string& pane_id, LinkFailure failure, const Error& error,
+                   AdoptionReport& report);
+
+  std::string socket_path_of(const std::string& pane_id) const;
+  std::string tail_path_of(const std::string& pane_id) const;
+  std::optional<std::string> saved_tail(const std::string& pane_id);
+  void refresh_tail(const std::string& pane_id, bool force, std::function<void()> done = {});
+  void write_tail(const std::string& pane_id, std::string text);
+  void delete_tail(const std::string& pane_id);
+  void arm_tail_timer();
+  void delete_orphan_tails();
+  Result<protocol::PaneReadResult> read_saved(const std::string& pane_id, const ReadSpec& spec);
+
+  boost::asio::io_context& io_;
+  SupervisorConfig config_;
+  Launcher& launcher_;
+  Store& store_;
+  EventPipeline& pipeline_;
+  SnapshotScheduler& snapshots_;
+  Viewers& viewers_;
+  std::map<std::string, Host, std::less<>> hosts_;
+  std::map<std::string, std::string, std::less<>> saved_tails_;
+  boost::asio::steady_timer tail_timer_;
+  boost::asio::thread_pool tail_writer_{1};
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+};
+
+}  // namespace signaltty::broker

@@ -1,0 +1,235 @@
+// broker/supervisor_tails.cpp: each pane's scrollback tail on disk,
+// `history/<pane_id>.tail` (persistence.md: ≤64 KiB of rendered lines,
+// 0600; none for `redact` workspaces, decisions.md §22), refreshed from
+// live ptyhosts when their rendered head moved, and the reads of a pane
+// whose ptyhost is gone, served from it.
+// Runs in: broker (io thread; the files are written on a worker thread).
+// Never: writes a tail for a redact workspace, or keeps one for a pane
+// that no longer exists.
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio/post.hpp>
+
+#include "broker/store.hpp"
+#include "broker/supervisor.hpp"
+#include "common/fs.hpp"
+#include "common/log.hpp"
+
+namespace signaltty::broker {
+namespace {
+
+struct DirCloser {
+  void operator()(DIR* d) const { ::closedir(d); }
+};
+
+using protocol::Json;
+
+constexpr std::string_view kHistoryDir = "history";
+constexpr std::string_view kTailSuffix = ".tail";
+// A tail read asks for the whole ring; the file keeps its last 64 KiB.
+constexpr std::uint32_t kTailReadLines = protocol::kReadLinesMax;
+// save_tails_now gives up waiting after this long.
+constexpr std::chrono::milliseconds kSaveTailsBudget{1500};
+
+// The last kTailMaxBytes of `text`, cut at a line start.
+std::string last_lines_within(std::string text) {
+  if (text.size() <= kTailMaxBytes) return text;
+  std::size_t start = text.size() - kTailMaxBytes;
+  const std::size_t nl = text.find('\n', start);
+  start = nl == std::string::npos ? start : nl + 1;
+  return text.substr(start);
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  if (text.empty()) return lines;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) {
+      lines.push_back(text.substr(pos));
+      break;
+    }
+    lines.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+std::string join(const std::vector<std::string>& lines, std::size_t from) {
+  std::string out;
+  for (std::size_t i = from; i < lines.size(); ++i) {
+    if (i > from) out += '\n';
+    out += lines[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Supervisor::tail_path_of(const std::string& pane_id) const {
+  return fs::join(fs::join(config_.state_dir, kHistoryDir), pane_id + std::string(kTailSuffix));
+}
+
+std::optional<std::string> Supervisor::saved_tail(const std::string& pane_id) {
+  if (auto it = saved_tails_.find(pane_id); it != saved_tails_.end()) return it->second;
+  auto text = fs::read_file(tail_path_of(pane_id), kTailMaxBytes * 2);
+  if (!text.ok()) return std::nullopt;
+  saved_tails_[pane_id] = *text;
+  return *text;
+}
+
+// persistence.md "Restore" 3: the surface is filled from the tail; its
+// rendered seqs start at 1, and any older cursor reads as dropped.
+Result<protocol::PaneReadResult> Supervisor::read_saved(const std::string& pane_id,
+                                                        const ReadSpec& spec) {
+  SIGNALTTY_TRY(const protocol::Pane* pane, store_.find_pane(pane_id));
+  const std::vector<std::string> lines = split_lines(saved_tail(pane_id).value_or(""));
+  const std::size_t n = lines.size();
+  const std::size_t want = std::min<std::size_t>(spec.lines, protocol::kReadLinesMax);
+  protocol::PaneReadResult out;
+  switch (spec.mode) {
+    case protocol::ReadMode::Screen: {
+      const std::size_t rows = static_cast<std::size_t>(std::max(pane->pty_size.rows, 1));
+      out.text = join(lines, n > rows ? n - rows : 0);
+      return out;
+    }
+    case protocol::ReadMode::Tail:
+      out.text = join(lines, n > want ? n - want : 0);
+      out.truncated = n > want;
+      return out;
+    case protocol::ReadMode::Rendered: {
+      const std::uint64_t head = n;
+      const bool dropped = spec.after_seq != 0 && spec.after_seq != head;
+      const std::uint64_t after = dropped ? 0 : spec.after_seq;
+      std::size_t from = static_cast<std::size_t>(after);
+      out.truncated = n - from > want;
+      if (out.truncated) from = n - want;
+      out.text = join(lines, from);
+      out.seq = from < n ? from + 1 : head;
+      out.next_seq = head;
+      out.dropped = dropped;
+      return out;
+    }
+  }
+  return out;
+}
+
+// ---- keeping tails fresh ---------------------------------------------------------
+
+void Supervisor::start_tail_refresh() { arm_tail_timer(); }
+
+void Supervisor::arm_tail_timer() {
+  tail_timer_.expires_after(kTailRefreshInterval);
+  std::weak_ptr<int> alive = alive_;
+  tail_timer_.async_wait([this, alive](const boost::system::error_code& ec) {
+    if (ec || alive.expired()) return;
+    std::vector<std::string> ids;
+    for (const auto& [id, host] : hosts_)
+      if (host.published && host.link->ready()) ids.push_back(id);
+    for (const std::string& id : ids) refresh_tail(id, false);
+    arm_tail_timer();
+  });
+}
+
+// Probes the rendered head; when it moved (or `force`), reads the ring's
+// tail and writes it.
+void Supervisor::refresh_tail(const std::string& pane_id, bool force, std::function<void()> done) {
+  if (!done) done = [] {};
+  Host* h = host(pane_id);
+  auto pane = store_.find_pane(pane_id);
+  if (!h || !pane.ok() || !h->link->ready()) return done();
+  auto ws = store_.find_workspace((*pane)->workspace_id);
+  if (ws.ok() && (*ws)->redact) {
+    delete_tail(pane_id);
+    return done();
+  }
+  std::weak_ptr<int> alive = alive_;
+  Json probe{{"mode", "rendered"}, {"lines", 1}, {"after_seq", h->tail_head.value_or(0)}};
+  h->link->request(
+      wire::kOpRead, std::move(probe),
+      [this, alive, pane_id, force, done](Result<Json> r, std::string) {
+        Host* h = alive.expired() ? nullptr : host(pane_id);
+        if (!h || !r.ok()) return done();
+        const auto head = r->value("next_seq", std::uint64_t{0});
+        if (!force && h->tail_head == head) return done();
+        Json full{{"mode", "tail"}, {"lines", kTailReadLines}, {"strip_ansi", true}};
+        h->link->request(wire::kOpRead, std::move(full),
+                         [this, alive, pane_id, head, done](Result<Json> t, std::string) {
+                           Host* h = alive.expired() ? nullptr : host(pane_id);
+                           if (h && t.ok() && (*t)["text"].is_string()) {
+                             h->tail_head = head;
+                             write_tail(pane_id, last_lines_within((*t)["text"].get<std::string>()));
+                           }
+                           done();
+                         });
+      });
+}
+
+void Supervisor::write_tail(const std::string& pane_id, std::string text) {
+  saved_tails_[pane_id] = text;
+  const std::string dir = fs::join(config_.state_dir, kHistoryDir);
+  const std::string path = tail_path_of(pane_id);
+  boost::asio::post(tail_writer_, [dir, path, text = std::move(text)] {
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+      log::warn("tail: mkdir " + dir + " failed");
+      return;
+    }
+    if (Status s = fs::write_file_atomic(path, text, 0600); !s.ok())
+      log::warn("tail: " + s.error().message);
+  });
+}
+
+void Supervisor::delete_tail(const std::string& pane_id) {
+  boost::asio::post(tail_writer_, [path = tail_path_of(pane_id)] { ::unlink(path.c_str()); });
+}
+
+void Supervisor::delete_orphan_tails() {
+  const std::string dir = fs::join(config_.state_dir, kHistoryDir);
+  std::unique_ptr<DIR, DirCloser> d(::opendir(dir.c_str()));
+  if (!d) return;
+  while (const dirent* entry = ::readdir(d.get())) {
+    std::string_view name = entry->d_name;
+    if (name.size() <= kTailSuffix.size() ||
+        name.substr(name.size() - kTailSuffix.size()) != kTailSuffix)
+      continue;
+    const std::string id(name.substr(0, name.size() - kTailSuffix.size()));
+    if (!store_.find_pane(id).ok() || id.rfind("pane_", 0) != 0) delete_tail(id);
+  }
+}
+
+void Supervisor::save_tails_now(std::function<void()> done) {
+  struct Wait {
+    std::size_t outstanding = 1;
+    std::function<void()> done;
+    std::unique_ptr<boost::asio::steady_timer> deadline;
+  };
+  auto wait = std::make_shared<Wait>();
+  wait->done = std::move(done);
+  wait->deadline = std::make_unique<boost::asio::steady_timer>(io_, kSaveTailsBudget);
+  auto finish = [this, wait] {
+    if (--wait->outstanding > 0) return;
+    // Every write is queued; the writer's next turn comes after them.
+    boost::asio::post(tail_writer_, [this, wait] {
+      boost::asio::post(io_, [wait] {
+        wait->deadline->cancel();
+        if (auto fn = std::exchange(wait->done, nullptr)) fn();
+      });
+    });
+  };
+  wait->deadline->async_wait([wait](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto fn = std::exchange(wait->done, nullptr)) fn();
+  });
+  std::vector<std::string> ids;
+  for (const auto& [id, host] : hosts_)
+    if (host.published) ids.push_back(id);
+  wait->outstanding += ids.size();
+  for (const std::string& id : ids) refresh_tail(id, false, finish);
+  finish();
+}
+
+}  // namespace signaltty::broker

@@ -1,0 +1,87 @@
+// broker/viewers.cpp: viewer registrations and pty.data fan-out.
+// Runs in: broker (io thread).
+#include "broker/viewers.hpp"
+
+#include "common/base64.hpp"
+#include "common/log.hpp"
+#include "common/protocol/envelope.hpp"
+#include "common/protocol/events.hpp"
+
+namespace signaltty::broker {
+
+void Viewers::hold(const std::shared_ptr<Session>& session, const std::string& pane_id) {
+  Viewer& viewer = by_pane_[pane_id][session->session_id()];
+  viewer.session = session;
+  viewer.held = true;
+}
+
+void Viewers::release(std::uint64_t session_id, const std::string& pane_id,
+                      std::uint64_t offset) {
+  auto pane = by_pane_.find(pane_id);
+  if (pane == by_pane_.end()) return;
+  auto it = pane->second.find(session_id);
+  if (it == pane->second.end() || !it->second.held) return;
+  Viewer& viewer = it->second;
+  auto session = viewer.session.lock();
+  viewer.held = false;
+  for (Held& chunk : viewer.pending) {
+    if (session && chunk.end_offset > offset) session->send(std::move(chunk.line));
+  }
+  viewer.pending.clear();
+  viewer.pending_bytes = 0;
+}
+
+bool Viewers::remove(std::uint64_t session_id, const std::string& pane_id) {
+  auto pane = by_pane_.find(pane_id);
+  if (pane == by_pane_.end()) return false;
+  const bool removed = pane->second.erase(session_id) > 0;
+  if (pane->second.empty()) by_pane_.erase(pane);
+  return removed;
+}
+
+std::vector<std::string> Viewers::drop_session(std::uint64_t session_id) {
+  std::vector<std::string> viewed;
+  for (auto it = by_pane_.begin(); it != by_pane_.end();) {
+    if (it->second.erase(session_id) > 0) viewed.push_back(it->first);
+    it = it->second.empty() ? by_pane_.erase(it) : std::next(it);
+  }
+  return viewed;
+}
+
+void Viewers::drop_pane(const std::string& pane_id) { by_pane_.erase(pane_id); }
+
+bool Viewers::has_viewers(const std::string& pane_id) const {
+  auto it = by_pane_.find(pane_id);
+  return it != by_pane_.end() && !it->second.empty();
+}
+
+void Viewers::publish(const std::string& pane_id, std::uint64_t end_offset,
+                      std::string_view bytes) {
+  auto pane = by_pane_.find(pane_id);
+  if (pane == by_pane_.end() || pane->second.empty()) return;
+  protocol::PtyDataPayload payload{pane_id, base64_encode(bytes), end_offset};
+  const std::string line = protocol::encode_event(protocol::ev::PtyData::name, next_seq_(),
+                                                  protocol::encode(payload));
+  for (auto it = pane->second.begin(); it != pane->second.end();) {
+    Viewer& viewer = it->second;
+    auto session = viewer.session.lock();
+    if (!session || session->closed()) {
+      it = pane->second.erase(it);
+      continue;
+    }
+    if (!viewer.held) {
+      session->send(line);
+    } else if (viewer.pending_bytes + line.size() > kHeldOutputCapBytes) {
+      log::warn("viewer of " + pane_id + " held too much output during attach; dropped");
+      it = pane->second.erase(it);
+      continue;
+    } else {
+      viewer.pending_bytes += line.size();
+      viewer.pending.push_back({end_offset, line});
+    }
+    ++it;
+  }
+  if (pane->second.empty()) by_pane_.erase(pane);
+}
+
+}  // namespace signaltty::broker

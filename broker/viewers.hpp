@@ -1,0 +1,70 @@
+// broker/viewers.hpp: the attach registry (pty.md "Attach / detach";
+// seeds/08-ipc.md pty.data): which sessions view which panes, and the
+// fan-out of a pane's output to them as `pty.data {pane_id, data_b64,
+// output_offset}` events, each taking an ephemeral seq (never journaled).
+// Base64 happens here, at the client edge.
+// Runs in: broker (io thread).
+// Never: sends a pane's output to a session that did not attach it, or a
+// chunk ahead of the attach reply: an attaching viewer is held (its chunks
+// kept) until the reply is queued, then released from the snapshot offset.
+//
+// Usage (pane.attach):
+//   viewers.hold(session, pane_id);            // before the snapshot
+//   ... reply(result); pipeline.after_durable([&] { viewers.release(sid, pane_id, offset); });
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker/session.hpp"
+
+namespace signaltty::broker {
+
+// Output a held viewer may accumulate before it is dropped (it reattaches).
+inline constexpr std::size_t kHeldOutputCapBytes = 16u << 20;
+
+class Viewers {
+ public:
+  // Issues the seq of one pty.data event.
+  using SeqSource = std::function<std::uint64_t()>;
+  explicit Viewers(SeqSource next_seq) : next_seq_(std::move(next_seq)) {}
+
+  // Registers (or re-registers) `session` as a viewer of `pane_id`, held.
+  void hold(const std::shared_ptr<Session>& session, const std::string& pane_id);
+  // The attach reply is queued: sends the held chunks that end past
+  // `offset`, then streams live. A viewer that detached meanwhile is skipped.
+  void release(std::uint64_t session_id, const std::string& pane_id, std::uint64_t offset);
+  // pane.detach: true if it was a viewer.
+  bool remove(std::uint64_t session_id, const std::string& pane_id);
+  // The connection closed; its registrations go. Returns the panes it viewed.
+  std::vector<std::string> drop_session(std::uint64_t session_id);
+  // The pane was closed.
+  void drop_pane(const std::string& pane_id);
+
+  bool has_viewers(const std::string& pane_id) const;
+  // One output chunk of `pane_id` ending at `end_offset`.
+  void publish(const std::string& pane_id, std::uint64_t end_offset, std::string_view bytes);
+
+ private:
+  struct Held {
+    std::uint64_t end_offset = 0;
+    std::string line;
+  };
+  struct Viewer {
+    std::weak_ptr<Session> session;
+    bool held = false;
+    std::deque<Held> pending;
+    std::size_t pending_bytes = 0;
+  };
+
+  SeqSource next_seq_;
+  std::map<std::string, std::map<std::uint64_t, Viewer>, std::less<>> by_pane_;
+};
+
+}  // namespace signaltty::broker
