@@ -3,6 +3,7 @@
 #include "cli/app.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "cli/exit_codes.hpp"
 #include "cli/human_output.hpp"
@@ -36,6 +37,24 @@ Cli::Cli() : app_(kDescription, "signaltty") {
   for (const auto& spec : specs) add_generated(spec);
   add_shortcuts(specs);
   events_ = std::make_unique<EventsCommand>(app_);
+  new_ = std::make_unique<NewCommand>(app_);
+  attach_ = std::make_unique<AttachCommand>(app_);
+  pane_commands_ = std::make_unique<PaneCommands>(*groups_.at("pane"),
+                                                  generated(protocol::PaneInput::name),
+                                                  generated(protocol::PaneWaitForOutput::name));
+}
+
+const CommandBinding& Cli::generated(std::string_view method) const {
+  auto it = std::find_if(commands_.begin(), commands_.end(),
+                         [&](const CommandBinding& c) { return c.spec().method == method; });
+  if (it == commands_.end()) throw std::logic_error("no generated command for " + std::string(method));
+  return *it;
+}
+
+std::optional<JsonStyle> Cli::json_style() const {
+  if (pretty_) return JsonStyle::Pretty;
+  if (json_) return JsonStyle::OneLine;
+  return std::nullopt;
 }
 
 void Cli::add_global_options() {
@@ -98,19 +117,28 @@ const CommandBinding* Cli::chosen_command() const {
 }
 
 int Cli::execute(const CliIo& io) {
+  const std::string socket_path = resolve_socket_path(socket_flag_, io.env, io.uid);
+  if (new_->chosen()) return new_->run(socket_path, json_style(), io);
+  if (attach_->chosen()) return attach_->run(socket_path, io);
   const CommandBinding* command = chosen_command();
-  if (command == nullptr && !events_chosen()) {
+  if (command == nullptr && !events_chosen() && !pane_commands_->chosen()) {
     io.err << "error: no command given; see --help\n";
     return kExitUsage;
   }
-  auto client = Client::connect(resolve_socket_path(socket_flag_, io.env, io.uid));
+  auto client = Client::connect(socket_path);
   if (!client.ok()) return fail(io.err, client.error());
+  if (pane_commands_->chosen()) return pane_commands_->run(*client, json_style(), io);
   if (command == nullptr) return stream_events(*client, events_->params(), io.out, io.err);
   return run_method(*command, *client, io);
 }
 
 int Cli::run_method(const CommandBinding& command, Client& client, const CliIo& io) {
-  auto result = client.call(command.spec().method, command.params());
+  auto params = pane_commands_->params_for(command, io);
+  if (!params.ok()) {
+    const int status = fail(io.err, params.error());
+    return params.error().code == ErrorCode::BadParams ? kExitUsage : status;
+  }
+  auto result = client.call(command.spec().method, *params);
   if (!result.ok()) return fail(io.err, result.error());
   if (json_ || pretty_)
     render_json(*result, pretty_ ? JsonStyle::Pretty : JsonStyle::OneLine, io.out);

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <deque>
 #include <map>
@@ -18,8 +19,11 @@
 #include <ostream>
 #include <string>
 
+#include "cli/attach_command.hpp"
 #include "cli/command_binding.hpp"
 #include "cli/events_command.hpp"
+#include "cli/new_command.hpp"
+#include "cli/pane_commands.hpp"
 #include "cli/socket_path.hpp"
 
 namespace signaltty::cli {
@@ -29,6 +33,10 @@ struct CliIo {
   std::ostream& err;
   EnvLookup env;
   uid_t uid;
+  // The terminal the interactive commands (new, attach) take over, and the
+  // stdin `pane input` reads when piped.
+  int in_fd = STDIN_FILENO;
+  int out_fd = STDOUT_FILENO;
 };
 
 class Cli {
@@ -55,6 +63,8 @@ class Cli {
   void add_global_options();
   void add_generated(const CommandSpec& spec);
   void add_shortcuts(const std::vector<CommandSpec>& specs);
+  const CommandBinding& generated(std::string_view method) const;
+  std::optional<JsonStyle> json_style() const;
   CLI::App& group_for(const std::vector<std::string>& words);
   int run_method(const CommandBinding& command, Client& client, const CliIo& io);
 
@@ -65,6 +75,9 @@ class Cli {
   std::map<std::string, CLI::App*> groups_;  // "workspace" → its CLI11 node
   std::deque<CommandBinding> commands_;       // stable: CLI11 points into them
   std::unique_ptr<EventsCommand> events_;
+  std::unique_ptr<NewCommand> new_;
+  std::unique_ptr<AttachCommand> attach_;
+  std::unique_ptr<PaneCommands> pane_commands_;
 };
 
 // Parses, runs and returns the process exit status.

@@ -165,6 +165,58 @@ void render(const protocol::ClosedResult& r, std::ostream& out) {
   out << (r.closed ? "closed" : "not closed") << '\n';
 }
 
+// ---- pane views -------------------------------------------------------------
+
+std::string process_summary(const protocol::Pane& p) {
+  if (p.live.state != "exited")
+    return p.live.state + (p.pid.has_value() ? " (pid " + std::to_string(*p.pid) + ")" : "");
+  if (p.exit_signal && p.exit_signal->has_value()) return "exited (signal " + **p.exit_signal + ")";
+  if (p.live.code && p.live.code->has_value())
+    return "exited (code " + std::to_string(**p.live.code) + ")";
+  return "exited";
+}
+
+void print_pane(const protocol::Pane& p, std::ostream& out) {
+  KeyValues kv;
+  kv.add("id", p.id);
+  if (p.name) kv.add("name", *p.name);
+  kv.add("workspace", p.workspace_id).add("tab", p.tab_id);
+  if (!p.title.empty()) kv.add("title", p.title);
+  kv.add("command", join(p.argv, " ")).add("cwd", p.cwd);
+  kv.add("size", std::to_string(p.pty_size.cols) + "x" + std::to_string(p.pty_size.rows));
+  kv.add("process", process_summary(p));
+  kv.add("lifecycle", name_of(p.lifecycle)).add("attention", name_of(p.attention));
+  if (!p.created_at.empty()) kv.add("created", p.created_at);
+  kv.print(out);
+}
+
+void render(const protocol::PaneResult& r, std::ostream& out) { print_pane(r.pane, out); }
+void render(const protocol::PaneGetResult& r, std::ostream& out) { print_pane(r.pane, out); }
+
+void render(const protocol::PaneLaunchResult& r, std::ostream& out) {
+  print_pane(r.pane, out);
+  if (r.integration && r.integration->notice) out << "notice: " << *r.integration->notice << '\n';
+}
+
+// The text itself, as a terminal would show it: reads are for reading.
+void print_text(const std::string& text, std::ostream& out) {
+  out << text;
+  if (!text.empty() && text.back() != '\n') out << '\n';
+}
+
+void render(const protocol::PaneReadResult& r, std::ostream& out) { print_text(r.text, out); }
+void render(const protocol::PaneWaitForOutputResult& r, std::ostream& out) {
+  print_text(r.matched_line, out);
+}
+
+void render(const protocol::PaneInputResult& r, std::ostream& out) {
+  out << "wrote " << r.written << (r.written == 1 ? " byte" : " bytes") << '\n';
+}
+
+void render(const protocol::PaneSignalResult& r, std::ostream& out) {
+  out << (r.sent ? "sent" : "not sent") << '\n';
+}
+
 void render(const protocol::SubscribeResult& r, std::ostream& out) {
   out << (r.subscribed ? "subscribed" : "not subscribed") << " at seq " << r.seq << '\n';
   if (!r.replay) return;

@@ -145,14 +145,15 @@ stop_broker() {
 broker_answers() { "${BIN_DIR}/signaltty" server status >/dev/null 2>&1; }
 
 # Starts a broker in the background (logging to the build dir) unless one
-# already answers, and waits until it accepts server.status.
+# already answers, and waits until it accepts server.status. Its stdin is
+# /dev/null: the terminal belongs to the attached pane.
 start_background_broker() {
   if broker_answers; then
     log "a broker is already running; using it"
     return 0
   fi
   local broker_log="${BUILD_DIR}/broker.log"
-  "${BIN_DIR}/signaltty-broker" 2>>"${broker_log}" &
+  "${BIN_DIR}/signaltty-broker" </dev/null >>"${broker_log}" 2>&1 &
   broker_pid=$!
   trap stop_broker EXIT
   local try
@@ -166,9 +167,29 @@ start_background_broker() {
   die "the broker did not answer in time; see ${broker_log}"
 }
 
-# The seam: once the CLI has `new` (workspace.create + pane.spawn, attached),
-# run opens a shell pane on this terminal and stops the broker afterwards.
-# Until then it runs the broker in the foreground.
+live_pane_count() {
+  "${BIN_DIR}/signaltty" status --json 2>/dev/null |
+    sed -n 's/.*"live_panes":\([0-9][0-9]*\).*/\1/p'
+}
+
+# After the attached pane: a broker this script started stops with it,
+# unless panes still run (the user detached); then it stays up for
+# `signaltty attach`.
+leave_broker() {
+  [[ -n "${broker_pid}" ]] || return 0
+  local live
+  live="$(live_pane_count)"
+  if [[ "${live:-0}" -gt 0 ]]; then
+    trap - EXIT
+    log "${live} pane(s) still running, so the broker stays up (pid ${broker_pid}, log ${BUILD_DIR}/broker.log)"
+    log "reattach: ${BIN_DIR}/signaltty attach PANE (ids: ${BIN_DIR}/signaltty pane list)"
+    log "stop it:  ${BIN_DIR}/signaltty shutdown --force"
+  fi
+}
+
+# `signaltty new` (workspace.create + pane.spawn, attached) opens a shell
+# pane on this terminal; detach with Ctrl-\ then d. A CLI without `new`
+# (an older tree) gets the broker in the foreground instead.
 cli_has_new() {
   [[ -x "${BIN_DIR}/signaltty" ]] || return 1
   local help
@@ -180,8 +201,10 @@ run_signaltty() {
   [[ -x "${BIN_DIR}/signaltty-broker" ]] || die "${BIN_DIR}/signaltty-broker was not built"
   if cli_has_new; then
     start_background_broker
-    "${BIN_DIR}/signaltty" new
-    return
+    local status=0
+    "${BIN_DIR}/signaltty" new || status=$?
+    leave_broker
+    return "${status}"
   fi
   log "starting the broker in the foreground (Ctrl-C stops it)"
   exec "${BIN_DIR}/signaltty-broker"
