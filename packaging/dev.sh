@@ -188,26 +188,15 @@ leave_broker() {
 }
 
 # `signaltty new` (workspace.create + pane.spawn, attached) opens a shell
-# pane on this terminal; detach with Ctrl-\ then d. A CLI without `new`
-# (an older tree) gets the broker in the foreground instead.
-cli_has_new() {
-  [[ -x "${BIN_DIR}/signaltty" ]] || return 1
-  local help
-  help="$("${BIN_DIR}/signaltty" --help 2>/dev/null || true)"
-  grep -Eq '^[[:space:]]+new([[:space:]]|$)' <<<"${help}"
-}
-
+# pane on this terminal; detach with Ctrl-\ then d and the pane keeps running.
 run_signaltty() {
   [[ -x "${BIN_DIR}/signaltty-broker" ]] || die "${BIN_DIR}/signaltty-broker was not built"
-  if cli_has_new; then
-    start_background_broker
-    local status=0
-    "${BIN_DIR}/signaltty" new || status=$?
-    leave_broker
-    return "${status}"
-  fi
-  log "starting the broker in the foreground (Ctrl-C stops it)"
-  exec "${BIN_DIR}/signaltty-broker"
+  [[ -x "${BIN_DIR}/signaltty" ]] || die "${BIN_DIR}/signaltty was not built"
+  start_background_broker
+  local status=0
+  "${BIN_DIR}/signaltty" new || status=$?
+  leave_broker
+  return "${status}"
 }
 
 # ---- main --------------------------------------------------------------------
