@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 
 #include <cerrno>
 
@@ -22,10 +21,6 @@ using Clock = std::chrono::steady_clock;
 // Bytes asked of read() at a time.
 constexpr std::size_t kReadChunkBytes = 64u << 10;
 
-bool means_not_running(int err) {
-  return err == ENOENT || err == ECONNREFUSED || err == ENOTDIR;
-}
-
 int poll_timeout_ms(Clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   return static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 1 << 30));
@@ -38,21 +33,7 @@ Error broker_gone() {
 }  // namespace
 
 Result<AttachLink> AttachLink::connect(const std::string& socket_path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (socket_path.empty() || socket_path.size() >= sizeof(addr.sun_path))
-    return bad_params("socket path must be 1 to " + std::to_string(sizeof(addr.sun_path) - 1) +
-                      " bytes: " + socket_path);
-  socket_path.copy(addr.sun_path, socket_path.size());
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd) return Error::from_errno(ErrorCode::IoError, "socket", errno);
-  int rc;
-  do {
-    rc = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
-  } while (rc < 0 && errno == EINTR);
-  if (rc < 0 && means_not_running(errno))
-    return Error{ErrorCode::NoSuchServer, broker_not_running_message(socket_path)};
-  if (rc < 0) return Error::from_errno(ErrorCode::IoError, "connect", errno, socket_path);
+  SIGNALTTY_TRY(UniqueFd fd, connect_broker_socket(socket_path));
   return adopt(std::move(fd));
 }
 

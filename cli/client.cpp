@@ -51,7 +51,7 @@ std::string broker_not_running_message(const std::string& socket_path) {
          "); start it with `signaltty-broker` or `./packaging/dev.sh run`";
 }
 
-Result<Client> Client::connect(const std::string& socket_path) {
+Result<UniqueFd> connect_broker_socket(const std::string& socket_path) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (socket_path.empty() || socket_path.size() >= sizeof(addr.sun_path))
@@ -67,6 +67,11 @@ Result<Client> Client::connect(const std::string& socket_path) {
   if (rc < 0 && means_not_running(errno))
     return Error{ErrorCode::NoSuchServer, broker_not_running_message(socket_path)};
   if (rc < 0) return Error::from_errno(ErrorCode::IoError, "connect", errno, socket_path);
+  return fd;
+}
+
+Result<Client> Client::connect(const std::string& socket_path) {
+  SIGNALTTY_TRY(UniqueFd fd, connect_broker_socket(socket_path));
   return Client(std::move(fd));
 }
 

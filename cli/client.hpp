@@ -62,4 +62,8 @@ class Client {
 // The message of NO_SUCH_SERVER for `socket_path`.
 std::string broker_not_running_message(const std::string& socket_path);
 
+// A blocking, close-on-exec connection to the broker socket at
+// `socket_path`; NO_SUCH_SERVER when nothing listens there.
+Result<UniqueFd> connect_broker_socket(const std::string& socket_path);
+
 }  // namespace signaltty::cli
