@@ -166,6 +166,7 @@ void PtyhostLink::on_read(const boost::system::error_code& ec, std::size_t n) {
     const std::string why = ec == asio::error::eof ? "end of stream" : ec.message();
     if (phase_ == Phase::AwaitingHello)
       return fail_start(Error{ErrorCode::IoError, path_ + ": " + why}, LinkFailure::Broken);
+    peer_hung_up_ = true;
     return close(why);
   }
   reader_.append(std::string_view(read_buffer_.data(), n));
@@ -317,7 +318,10 @@ void PtyhostLink::write_more() {
                     [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                       self->writing_ = false;
                       if (self->phase_ == Phase::Closed) return;
-                      if (ec) return self->close("write: " + ec.message());
+                      if (ec) {
+                        self->peer_hung_up_ = true;
+                        return self->close("write: " + ec.message());
+                      }
                       self->queued_bytes_ -= self->queue_.front().size();
                       self->queue_.pop_front();
                       self->write_more();

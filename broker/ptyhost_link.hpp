@@ -93,6 +93,9 @@ class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
 
   bool ready() const { return phase_ == Phase::Ready; }
   pid_t peer_pid() const { return peer_pid_; }
+  // The ptyhost ended the connection (EOF or a socket error), as opposed to
+  // this side dropping it for a malformed or unexpected frame.
+  bool peer_hung_up() const { return peer_hung_up_; }
   std::uint64_t features() const { return features_; }
   const std::string& socket_path() const { return path_; }
 
@@ -126,6 +129,7 @@ class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
   Handlers handlers_;
   StartFn start_done_;
   Phase phase_ = Phase::Idle;
+  bool peer_hung_up_ = false;
   pid_t peer_pid_ = -1;
   std::uint64_t features_ = 0;
   protocol::FrameReader reader_;

@@ -389,6 +389,55 @@ void Supervisor::on_link_closed(const std::string& pane_id, const PtyhostLink* l
   if (!h || h->link.get() != link) return;
   if (h->closing) return finish_close(pane_id);
   log::warn("ptyhost of " + pane_id + " went away (" + why + ")");
+  // A ptyhost drops a broker that stalls its output and carries on; one
+  // that still runs is linked again. One we dropped for breaking the
+  // protocol is not trusted again.
+  const auto now = SteadyClock::now();
+  if (h->published && link->peer_hung_up() && now - h->last_relink >= kRelinkInterval &&
+      ::kill(static_cast<pid_t>(h->ptyhost_pid), 0) == 0) {
+    h->last_relink = now;
+    return relink(pane_id);
+  }
+  lost_ptyhost(pane_id);
+}
+
+void Supervisor::relink(const std::string& pane_id) {
+  Host* h = host(pane_id);
+  auto link = std::make_shared<PtyhostLink>(io_, socket_path_of(pane_id));
+  PtyhostLink::Handlers handlers = handlers_for(pane_id);
+  std::weak_ptr<int> alive = alive_;
+  handlers.on_closed = [this, alive, pane_id, raw = link.get()](const std::string& why) {
+    if (!alive.expired()) on_link_closed(pane_id, raw, why);
+  };
+  PtyhostLink::Options options{pane_id, std::nullopt, kAdoptHelloTimeout};
+  link->start(options, std::move(handlers),
+              [this, alive, link, pane_id, old = h->link.get()](Result<wire::Hello> hello,
+                                                                 LinkFailure) {
+                if (alive.expired()) return;
+                Host* h = host(pane_id);
+                if (!h || h->link.get() != old) {  // closed or removed meanwhile
+                  if (hello.ok()) link->close("no longer wanted");
+                  return;
+                }
+                if (!hello.ok() || link->peer_pid() != h->ptyhost_pid ||
+                    hello->ptyhost_pid != h->ptyhost_pid) {
+                  log::warn("ptyhost of " + pane_id + " could not be linked again" +
+                            (hello.ok() ? ": pid mismatch" : ": " + hello.error().message));
+                  if (hello.ok()) link->close("not linked again");
+                  return lost_ptyhost(pane_id);
+                }
+                h->link = link;
+                log::info("ptyhost of " + pane_id + " linked again");
+                // Viewers see a forward gap in output_offset and reattach.
+                if (h->streaming)
+                  link->request(wire::kOpStream, Json{{"on", true}}, [](Result<Json>, std::string) {});
+                if (hello->exited) on_exited(pane_id, *hello->exited);
+              });
+}
+
+void Supervisor::lost_ptyhost(const std::string& pane_id) {
+  Host* h = host(pane_id);
+  if (!h) return;
   const bool published = h->published;
   hosts_.erase(pane_id);
   viewers_.drop_pane(pane_id);

@@ -54,6 +54,8 @@ inline constexpr std::chrono::milliseconds kTailRefreshInterval{2000};
 inline constexpr std::chrono::milliseconds kLaunchConnectBudget{5000};
 // Adoption: a ptyhost that has not said hello by then is left alone.
 inline constexpr std::chrono::milliseconds kAdoptHelloTimeout{3000};
+// A live ptyhost that hung up is linked again at most this often.
+inline constexpr std::chrono::milliseconds kRelinkInterval{1000};
 
 struct SupervisorConfig {
   std::string panes_dir;  // <runtime>/panes: one <pane_id>.sock per ptyhost
@@ -180,6 +182,7 @@ class Supervisor {
     bool closing = false;
     bool streaming = false;
     std::optional<std::uint64_t> tail_head;  // rendered head of the last tail written
+    std::chrono::steady_clock::time_point last_relink{};
     std::vector<Done> close_waiters;
   };
   struct Adoption;
@@ -189,6 +192,10 @@ class Supervisor {
   void on_event(const std::string& pane_id, const wire::Event& event);
   void on_exited(const std::string& pane_id, const wire::ExitStatus& exit);
   void on_link_closed(const std::string& pane_id, const PtyhostLink* link, const std::string& why);
+  // Connects again to a ptyhost that hung up but still runs.
+  void relink(const std::string& pane_id);
+  // The ptyhost is gone: the pane is exited, or restored from its record.
+  void lost_ptyhost(const std::string& pane_id);
   void finish_close(const std::string& pane_id);
   void remove_pane_record(const std::string& pane_id, std::vector<Done> waiters);
   void commit(Txn& txn, std::function<void()> then = {});

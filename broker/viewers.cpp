@@ -59,9 +59,7 @@ void Viewers::publish(const std::string& pane_id, std::uint64_t end_offset,
                       std::string_view bytes) {
   auto pane = by_pane_.find(pane_id);
   if (pane == by_pane_.end() || pane->second.empty()) return;
-  protocol::PtyDataPayload payload{pane_id, base64_encode(bytes), end_offset};
-  const std::string line = protocol::encode_event(protocol::ev::PtyData::name, next_seq_(),
-                                                  protocol::encode(payload));
+  const std::string line = protocol::encode_pty_data_line(pane_id, next_seq_(), end_offset, bytes);
   for (auto it = pane->second.begin(); it != pane->second.end();) {
     Viewer& viewer = it->second;
     auto session = viewer.session.lock();

@@ -233,8 +233,6 @@ void BrokerService::send_event(const wire::Event& event) {
 
 void BrokerService::send_output(std::uint64_t end_offset, std::string_view bytes) {
   if (!streaming()) return;
-  if (queued_bytes_ + bytes.size() > kStreamLagCapBytes)
-    return close("streamed output backlog past " + std::to_string(kStreamLagCapBytes) + " bytes");
   enqueue(protocol::encode_tagged_frame(FrameType::Output, end_offset, bytes));
 }
 
@@ -267,7 +265,11 @@ void BrokerService::on_written(const boost::system::error_code& ec, std::size_t 
   if (ec) return close("write: " + ec.message());
   queued_bytes_ -= n;
   inflight_.clear();
-  if (!queue_.empty()) return write_more();
+  if (!queue_.empty()) {
+    write_more();
+    return host_.broker_took_output();
+  }
+  host_.broker_took_output();
   host_.broker_drained();
 }
 

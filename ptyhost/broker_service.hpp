@@ -8,13 +8,15 @@
 // handshake, or keeps a broker that sent a malformed frame (it is
 // disconnected; the ptyhost and its program carry on).
 //
-// Outbound frames wait in a bounded queue and leave in gathered writes. A
-// broker that falls more than kStreamLagCapBytes behind on streamed output
-// is disconnected: it re-attaches with a fresh snapshot, and no output is
-// lost from the grid meanwhile.
+// Outbound frames wait in a bounded queue and leave in gathered writes.
+// Streamed output pushes back: past kStreamHighWaterBytes queued, the pane
+// host stops reading the PTY (the program waits, as it would behind a slow
+// terminal) until the broker takes the backlog in; a broker that takes in
+// nothing for kStreamStallLimit is dropped and the PTY is drained again.
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -32,8 +34,10 @@ namespace signaltty::ptyhost {
 
 class PaneHost;
 
-// Streamed output a broker may leave unread before it is dropped.
-inline constexpr std::size_t kStreamLagCapBytes = 16u << 20;
+// Streamed output queued for the broker past which the PTY is not read.
+inline constexpr std::size_t kStreamHighWaterBytes = 1u << 20;
+// How long a backlogged broker may take in nothing before it is dropped.
+inline constexpr std::chrono::milliseconds kStreamStallLimit{5000};
 // Any outbound backlog past this drops the broker (replies and State frames
 // included): room for two maximal frames.
 inline constexpr std::size_t kOutQueueHardCapBytes = 2 * protocol::kFrameMaxBytes;
@@ -55,6 +59,8 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
   bool streaming() const { return phase_ == Phase::Ready && streaming_; }
   // Nothing left to write.
   bool idle() const { return queue_.empty() && inflight_.empty(); }
+  // Streamed output past the high-water mark waits: the PTY should not be read.
+  bool backlogged() const { return streaming() && queued_bytes_ >= kStreamHighWaterBytes; }
 
   void send_output(std::uint64_t end_offset, std::string_view bytes);
   void send_event(const protocol::ptyhost::Event& event);

@@ -105,6 +105,7 @@ PaneHost::PaneHost(boost::asio::io_context& io, std::string pane_id, PaneSocket 
       exit_grace_(io),
       spawn_wait_(io),
       stop_deadline_(io),
+      stall_timer_(io),
       master_(io),
       input_(io, master_,
              [this](std::uint64_t rid, Result<Json> outcome) {
@@ -175,6 +176,7 @@ void PaneHost::broker_ready(const BrokerService* which) {
   pending_.erase(it);
   input_.drop_all();  // the previous broker's inputs die with it
   if (previous) previous->close("replaced by a new broker");
+  resume_reading();
 }
 
 void PaneHost::broker_closed(const BrokerService* which) {
@@ -182,11 +184,18 @@ void PaneHost::broker_closed(const BrokerService* which) {
   if (broker_.get() != which) return;
   broker_.reset();
   input_.drop_all();
+  resume_reading();
   finish_if_done();
   maybe_stop();
 }
 
 void PaneHost::broker_drained() { maybe_stop(); }
+
+void PaneHost::broker_took_output() {
+  if (!read_paused_) return;
+  if (broker_ && broker_->backlogged()) return arm_stall_timer();  // progress: a fresh limit
+  resume_reading();
+}
 
 // Events go to connections still in their handshake too: whatever their
 // Hello said, they see every change after it.
@@ -259,8 +268,30 @@ void PaneHost::on_readable() {
   for (int i = 0; i < kReadChunksPerWakeup; ++i) {
     if (!drain_pty()) return on_pty_eof();
     if (!master_.is_open()) return;
+    if (broker_ && broker_->backlogged()) return pause_reading();
   }
   arm_read();
+}
+
+// The program blocks on a full PTY meanwhile, as behind a slow terminal.
+void PaneHost::pause_reading() {
+  read_paused_ = true;
+  arm_stall_timer();
+}
+
+void PaneHost::resume_reading() {
+  if (!read_paused_) return;
+  read_paused_ = false;
+  stall_timer_.cancel();
+  if (master_.is_open() && !pty_eof_) arm_read();
+}
+
+void PaneHost::arm_stall_timer() {
+  stall_timer_.expires_after(kStreamStallLimit);
+  stall_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || !read_paused_ || !broker_) return;
+    broker_->close("took in no output for " + std::to_string(kStreamStallLimit.count()) + " ms");
+  });
 }
 
 // Reads up to one chunk (the PTY hands out a few KiB per read) and feeds
@@ -326,6 +357,17 @@ void PaneHost::watch_sigchld() {
   });
 }
 
+// The last output may still be in the PTY; while a backlogged broker holds
+// reading back, the exit waits behind it.
+void PaneHost::arm_exit_grace() {
+  exit_grace_.expires_after(kExitDrainGrace);
+  exit_grace_.async_wait([this](const boost::system::error_code& e) {
+    if (e) return;
+    if (read_paused_) return arm_exit_grace();
+    report_exit();
+  });
+}
+
 void PaneHost::on_sigchld() {
   if (reaped_ || exit_) return;
   auto ended = child_.try_reap();
@@ -335,10 +377,7 @@ void PaneHost::on_sigchld() {
   if (!pty_eof_ && master_.is_open() && drain_pty()) {
     // Output may still be on its way through the PTY; EOF reports it, or
     // the grace timer if a descendant keeps the slave open.
-    exit_grace_.expires_after(kExitDrainGrace);
-    exit_grace_.async_wait([this](const boost::system::error_code& e) {
-      if (!e) report_exit();
-    });
+    arm_exit_grace();
     return;
   }
   if (!pty_eof_) on_pty_eof();

@@ -80,6 +80,8 @@ class PaneHost {
   // ---- from the broker service about its connection ----
   void broker_ready(const BrokerService* which);
   void broker_drained();
+  // The broker took in queued output: reading the PTY may go on.
+  void broker_took_output();
   void broker_closed(const BrokerService* which);
 
  private:
@@ -88,10 +90,15 @@ class PaneHost {
                    boost::asio::local::stream_protocol::socket socket);
   void watch_sigchld();
   void on_sigchld();
+  void arm_exit_grace();
 
   Status start_program(const protocol::ptyhost::SpawnRequest& request);
   void arm_read();
   void on_readable();
+  // Backpressure from a backlogged broker (broker_service.hpp).
+  void pause_reading();
+  void resume_reading();
+  void arm_stall_timer();
   bool drain_pty();
   void process_output(std::string_view bytes);
   void publish_osc(const std::vector<OscEvent>& found);
@@ -113,6 +120,7 @@ class PaneHost {
   boost::asio::steady_timer exit_grace_;
   boost::asio::steady_timer spawn_wait_;
   boost::asio::steady_timer stop_deadline_;
+  boost::asio::steady_timer stall_timer_;
   boost::asio::posix::stream_descriptor master_;
   PtyInput input_;
   std::unique_ptr<Terminal> terminal_;
@@ -124,6 +132,7 @@ class PaneHost {
   ChildProcess child_;
   bool spawn_attempted_ = false;
   bool pty_eof_ = false;
+  bool read_paused_ = false;  // the broker's backlog is past the high-water mark
   std::optional<ChildExit> reaped_;                        // reaped, not yet reported
   std::optional<protocol::ptyhost::ExitStatus> exit_;      // reported
   bool exit_collected_ = false;

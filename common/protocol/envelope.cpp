@@ -2,6 +2,11 @@
 // Envelope). Runs in: every process.
 #include "common/protocol/envelope.hpp"
 
+#include <algorithm>
+
+#include "common/base64.hpp"
+#include "common/protocol/events.hpp"
+
 namespace signaltty::protocol {
 namespace {
 
@@ -66,6 +71,34 @@ std::string encode_error(const Json& id, const Error& error) {
 std::string encode_event(std::string_view event, std::uint64_t seq, const Json& payload) {
   return dump_line(
       {{"protocol", kProtocol}, {"type", "event"}, {"event", event}, {"seq", seq}, {"payload", payload}});
+}
+
+std::string encode_pty_data_line(std::string_view pane_id, std::uint64_t seq,
+                                 std::uint64_t output_offset, std::string_view bytes) {
+  const bool plain = std::all_of(pane_id.begin(), pane_id.end(), [](char c) {
+    return c > 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (!plain) {
+    PtyDataPayload payload{std::string(pane_id), base64_encode(bytes), output_offset};
+    return encode_event(ev::PtyData::name, seq, encode(payload));
+  }
+  const std::string data = base64_encode(bytes);
+  constexpr std::string_view kHead = R"({"event":"pty.data","payload":{"data_b64":")";
+  std::string line;
+  line.reserve(kHead.size() + data.size() + pane_id.size() + 128);
+  line += kHead;
+  line += data;
+  line += R"(","output_offset":)";
+  line += std::to_string(output_offset);
+  line += R"(,"pane_id":")";
+  line += pane_id;
+  line += R"("},"protocol":")";
+  line += kProtocol;
+  line += R"(","seq":)";
+  line += std::to_string(seq);
+  line += R"(,"type":"event"})";
+  line += '\n';
+  return line;
 }
 
 std::string encode_request(const Json& id, std::string_view method, const Json& params) {

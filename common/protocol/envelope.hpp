@@ -36,6 +36,13 @@ std::variant<Request, RequestError> decode_request(std::string_view line);
 std::string encode_ok(const Json& id, const Json& result);
 std::string encode_error(const Json& id, const Error& error);
 std::string encode_event(std::string_view event, std::uint64_t seq, const Json& payload);
+// The `pty.data` event line for `bytes`, written straight into the line
+// (base64 and decimal need no escaping) rather than through a JSON tree:
+// it is the line the broker writes most. As JSON it equals encode_event()
+// of the same PtyDataPayload; a pane id that would need escaping takes
+// that path.
+std::string encode_pty_data_line(std::string_view pane_id, std::uint64_t seq,
+                                 std::uint64_t output_offset, std::string_view bytes);
 std::string encode_request(const Json& id, std::string_view method, const Json& params);
 
 // Client side: one response or event line, decoded.

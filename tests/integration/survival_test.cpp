@@ -3,6 +3,7 @@
 // "The broker can die and nothing is lost"). Each test kills or stops the
 // broker in a different way and checks what the next broker finds.
 // Runs in: the integration test binary.
+#include <dirent.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -207,6 +208,61 @@ TEST_F(Survival, KillingTheBrokersProcessGroupLeavesEveryPaneAlive) {
   EXPECT_EQ(get_pane(client, pane["id"])["restore_state"], "LIVE");
   input(client, pane["id"], "group-survivor\n");
   wait_output(client, pane["id"], "group-survivor");
+}
+
+// Sockets among a process's open descriptors.
+int open_sockets(pid_t pid) {
+  int count = 0;
+  std::unique_ptr<DIR, DirCloser> dir(::opendir(("/proc/" + std::to_string(pid) + "/fd").c_str()));
+  while (const dirent* e = dir ? ::readdir(dir.get()) : nullptr) {
+    char target[64] = {};
+    const std::string link = "/proc/" + std::to_string(pid) + "/fd/" + e->d_name;
+    if (::readlink(link.c_str(), target, sizeof target - 1) > 0 &&
+        std::string_view(target).starts_with("socket:"))
+      ++count;
+  }
+  return count;
+}
+
+// A broker that stops taking in a streaming pane's output (stopped here) is
+// dropped by that pane's ptyhost after the stall limit; running again, the
+// broker links to the ptyhost again: same pane, same program, still live.
+TEST_F(Survival, StalledBrokerLinksAgainToAPtyhostThatDroppedIt) {
+  start();
+  Client client = connect();
+  Json pane = spawn(client, make_workspace(client)["id"],
+                    {"/bin/sh", "-c", "while :; do head -c 65536 /dev/zero | tr '\\0' y; done"});
+  const pid_t ptyhost = pane["ptyhost_pid"].get<pid_t>();
+  std::atomic<bool> stop{false};
+  std::atomic<bool> streaming{false};
+  std::thread viewer_thread([&] {
+    try {
+      Client viewer = connect();
+      viewer.call("pane.attach", {{"pane_id", pane["id"]}, {"mark_seen", false}});
+      while (!stop)
+        if (viewer.next_event(deadline_after(std::chrono::milliseconds(100)))) streaming = true;
+    } catch (const HarnessError&) {
+      // Dropped with the stall, or at the end: what counts is the pane.
+    }
+  });
+  const bool viewing = wait_until([&] { return streaming.load(); });
+  EXPECT_EQ(open_sockets(ptyhost), 2) << "the ptyhost holds its listener and the broker's connection";
+  if (viewing) ::kill(broker().pid(), SIGSTOP);
+  const bool dropped = wait_until([&] { return open_sockets(ptyhost) == 1; },
+                                  deadline_after(std::chrono::seconds(20)));
+  ::kill(broker().pid(), SIGCONT);
+  stop = true;
+  viewer_thread.join();
+  ASSERT_TRUE(viewing) << "no pty.data reached the viewer";
+  ASSERT_TRUE(dropped) << "the ptyhost never dropped the stopped broker";
+  ASSERT_TRUE(wait_until([&] { return open_sockets(ptyhost) == 2; })) << "linked again";
+  Json now = get_pane(client, pane["id"]);
+  EXPECT_EQ(now["live"]["state"], "live");
+  EXPECT_EQ(now["pid"], pane["pid"]);
+  EXPECT_EQ(now["ptyhost_pid"], pane["ptyhost_pid"]);
+  EXPECT_NE(read(client, pane["id"], {{"mode", "screen"}})["text"].get<std::string>().find("yyyy"),
+            std::string::npos);
+  EXPECT_NE(broker().stderr_text().find("linked again"), std::string::npos);
 }
 
 std::string panes_dir(const TempDirs& dirs) { return dirs.socket_dir() + "/panes"; }

@@ -1,0 +1,76 @@
+// tests/ptyhost/ptyhost_flow_process_test.cpp: flow control between the
+// ptyhost and a streaming broker (broker_service.hpp). A broker that reads
+// late holds the program back and then gets every byte in order; one that
+// takes in nothing is dropped after the stall limit and the program goes on.
+// Runs in: the ptyhost process tests; each test starts its own ptyhost.
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "ptyhost/broker_service.hpp"
+#include "ptyhost_harness.hpp"
+
+namespace signaltty::ptyhost::testing {
+namespace {
+
+// Far more than the high-water mark, the socket's and the PTY's buffers
+// together: a program writing this much cannot finish unless it is read.
+constexpr std::size_t kFloodBytes = 40u << 20;
+// How long the broker of the first test leaves the flood unread.
+constexpr std::chrono::seconds kUnreadWindow{2};
+
+// A program that writes the flood, says so on its terminal and in `flag`,
+// then `rest`.
+std::vector<std::string> flood(const std::string& flag, const std::string& rest) {
+  return {"sh", "-c",
+          "head -c " + std::to_string(kFloodBytes) + " /dev/zero | tr '\\0' x; echo; " +
+              "echo flood-done; : > " + flag + "; " + rest};
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+TEST(PtyhostFlow, BrokerThatReadsLateHoldsTheProgramBackThenGetsEveryByteInOrder) {
+  Pane pane;
+  ASSERT_TRUE(pane.broker.request("stream", {{"on", true}}).ok);
+  const std::string flag = pane.dir.file("flood-done");
+  ASSERT_TRUE(pane.spawn(flood(flag, "read x")).ok);
+  // Nothing is read for a while: the program must still be writing.
+  const auto until = Clock::now() + kUnreadWindow;
+  while (Clock::now() < until && !exists(flag))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // watching for a file
+  EXPECT_FALSE(exists(flag)) << "the program finished while the broker read nothing";
+  ASSERT_TRUE(pane.broker.await_output("flood-done"));
+  EXPECT_TRUE(pane.broker.connected());
+  EXPECT_EQ(pane.broker.first_output_start(), std::optional<std::uint64_t>(0));
+  EXPECT_TRUE(pane.broker.offsets_contiguous());
+  const std::string& out = pane.broker.output();
+  EXPECT_EQ(out.find_first_not_of('x'), kFloodBytes) << "every byte of the flood, in order";
+  EXPECT_TRUE(exists(flag));
+}
+
+TEST(PtyhostFlow, BrokerThatTakesInNothingIsDroppedAndTheProgramGoesOn) {
+  Pane pane;
+  ASSERT_TRUE(pane.broker.request("stream", {{"on", true}}).ok);
+  const std::string flag = pane.dir.file("flood-done");
+  const auto t0 = Clock::now();
+  ASSERT_TRUE(pane.spawn(flood(flag, "exit 0")).ok);
+  const pid_t child = static_cast<pid_t>(pane.child_pid);
+  ASSERT_TRUE(wait_process_gone(child, Clock::now() + kStreamStallLimit + kDeadline));
+  EXPECT_GE(Clock::now() - t0, kStreamStallLimit - std::chrono::seconds(1))
+      << "held back until the stall limit";
+  EXPECT_TRUE(pane.broker.await_disconnect());
+  TestBroker later(pane.host.socket_path());
+  Json hello = later.handshake();
+  EXPECT_GE(hello["output_offset"].get<std::uint64_t>(), kFloodBytes);
+  Reply tail = later.request("read", {{"mode", "tail"}, {"lines", 5}});
+  ASSERT_TRUE(tail.ok);
+  EXPECT_NE(tail.result["text"].get<std::string>().find("flood-done"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace signaltty::ptyhost::testing
