@@ -237,8 +237,9 @@ enum class CursorPlan { Cup, RewriteGlyph, RestoreSaved };
 CursorPlan plan_cursor(const SnapshotInput& in, const Grid& screen, int& glyph_col) {
   const int row = in.cursor.row;
   const int col = in.cursor.col;
-  const Row& under = screen.row(row);
   glyph_col = col;
+  if (row < 0 || row >= screen.rows() || col < 0) return CursorPlan::Cup;  // clamped by the CUP
+  const Row& under = screen.row(row);
   if (in.pending_wrap && in.modes.autowrap && col < screen.cols() && is_glyph(under.cells[col]))
     return CursorPlan::RewriteGlyph;
   if (reachable_by_cup(in.modes, row, col)) return CursorPlan::Cup;
