@@ -388,12 +388,30 @@ void Terminal::resize(TerminalSize size) {
   size = clamp_size(size);
   if (size == this->size()) return;
   reconcile();
+  fit_margins(size);
   vterm_set_size(vt_.get(), size.rows, size.cols);
   VTermPos pos;
   vterm_state_get_cursorpos(state_, &pos);
   cursor_ = CursorPos{pos.row, pos.col};
   last_glyph_.cursor_moved = true;
   reconcile();
+}
+
+// libvterm keeps scroll margins across a resize; margins past the new
+// edges make it index its line array out of bounds. Those are reset first
+// (which homes the cursor), and the cursor is put back.
+void Terminal::fit_margins(TerminalSize size) {
+  const TerminalModes m = modes();
+  const bool rows_fit = m.scroll_bottom <= size.rows;
+  const bool cols_fit = !m.lr_margin_mode || m.margin_right <= size.cols;
+  if (rows_fit && cols_fit) return;
+  VTermPos pos;
+  vterm_state_get_cursorpos(state_, &pos);
+  std::string fix;
+  if (!rows_fit) fix += "\x1b[r";
+  if (!cols_fit) fix += "\x1b[s";
+  fix += "\x1b[" + std::to_string(pos.row + 1) + ";" + std::to_string(pos.col + 1) + "H";
+  write_vterm(fix);
 }
 
 std::uint64_t Terminal::seq_for(const Grid& grid, int r) {

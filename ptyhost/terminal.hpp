@@ -124,6 +124,8 @@ class Terminal final : private VtSink {
   void set_reply_sink(std::function<void(std::string_view)> sink);
 
  private:
+  // Resets DECSTBM/DECSLRM margins that would not fit `size`.
+  void fit_margins(TerminalSize size);
   friend class VtCallbacks;
 
   // The last glyph libvterm drew: REP repeats it, and a glyph that reached

@@ -318,3 +318,35 @@ TEST(Terminal, AnswersToTheProgramGoToTheReplySink) {
 
 }  // namespace
 }  // namespace signaltty::ptyhost
+
+namespace signaltty::ptyhost {
+namespace {
+
+// libvterm keeps scroll margins across a resize and, with margins past the
+// new bottom edge, indexes its line array out of bounds; a shrink resets
+// margins that no longer fit and leaves the cursor where it was.
+TEST(Terminal, ShrinkingBelowTheScrollMarginsResetsThemAndKeepsTheCursor) {
+  Terminal terminal({.cols = 80, .rows = 24});
+  terminal.feed("\x1b[15;24r\x1b[3;7H");
+  terminal.resize({.cols = 80, .rows = 6});
+  const TerminalModes modes = terminal.modes();
+  EXPECT_EQ(modes.scroll_top, 0);
+  EXPECT_EQ(modes.scroll_bottom, 6);
+  EXPECT_EQ(terminal.cursor().row, 2);
+  EXPECT_EQ(terminal.cursor().col, 6);
+  for (int i = 0; i < 20; ++i) terminal.feed("line " + std::to_string(i) + "\r\n");
+  EXPECT_EQ(terminal.cursor().row, 5);
+  EXPECT_NE(terminal.screen_text().find("line 19"), std::string::npos);
+}
+
+TEST(Terminal, MarginsThatStillFitSurviveAShrink) {
+  Terminal terminal({.cols = 80, .rows = 24});
+  terminal.feed("\x1b[2;5r");
+  terminal.resize({.cols = 80, .rows = 10});
+  const TerminalModes modes = terminal.modes();
+  EXPECT_EQ(modes.scroll_top, 1);
+  EXPECT_EQ(modes.scroll_bottom, 5);
+}
+
+}  // namespace
+}  // namespace signaltty::ptyhost
