@@ -148,9 +148,13 @@ void Supervisor::commit(Txn& txn, std::function<void()> then) {
   snapshots_.mark_dirty();
 }
 
-PtyhostLink::Handlers Supervisor::handlers_for(const std::string& pane_id) {
+PtyhostLink::Handlers Supervisor::handlers_for(const std::string& pane_id,
+                                               const PtyhostLink* link) {
   std::weak_ptr<int> alive = alive_;
   PtyhostLink::Handlers h;
+  h.on_closed = [this, alive, pane_id, link](const std::string& why) {
+    if (!alive.expired()) on_link_closed(pane_id, link, why);
+  };
   h.on_output = [this, alive, pane_id](std::uint64_t end, std::string_view bytes) {
     if (!alive.expired()) viewers_.publish(pane_id, end, bytes);
   };
@@ -171,11 +175,8 @@ void Supervisor::launch(LaunchSpec spec, std::function<void(Result<Launched>)> d
   }
   const pid_t ptyhost_pid = *launched;
   auto link = std::make_shared<PtyhostLink>(io_, socket_path_of(spec.pane_id));
-  PtyhostLink::Handlers handlers = handlers_for(spec.pane_id);
+  PtyhostLink::Handlers handlers = handlers_for(spec.pane_id, link.get());
   std::weak_ptr<int> alive = alive_;
-  handlers.on_closed = [this, alive, id = spec.pane_id, raw = link.get()](const std::string& why) {
-    if (!alive.expired()) on_link_closed(id, raw, why);
-  };
   PtyhostLink::Options options{spec.pane_id, SteadyClock::now() + kLaunchConnectBudget,
                                kLaunchConnectBudget};
   link->start(options, std::move(handlers),
@@ -404,11 +405,8 @@ void Supervisor::on_link_closed(const std::string& pane_id, const PtyhostLink* l
 void Supervisor::relink(const std::string& pane_id) {
   Host* h = host(pane_id);
   auto link = std::make_shared<PtyhostLink>(io_, socket_path_of(pane_id));
-  PtyhostLink::Handlers handlers = handlers_for(pane_id);
+  PtyhostLink::Handlers handlers = handlers_for(pane_id, link.get());
   std::weak_ptr<int> alive = alive_;
-  handlers.on_closed = [this, alive, pane_id, raw = link.get()](const std::string& why) {
-    if (!alive.expired()) on_link_closed(pane_id, raw, why);
-  };
   PtyhostLink::Options options{pane_id, std::nullopt, kAdoptHelloTimeout};
   link->start(options, std::move(handlers),
               [this, alive, link, pane_id, old = h->link.get()](Result<wire::Hello> hello,

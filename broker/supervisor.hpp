@@ -187,7 +187,8 @@ class Supervisor {
   };
   struct Adoption;
 
-  PtyhostLink::Handlers handlers_for(const std::string& pane_id);
+  // Output, events and the link's end, for the link of `pane_id`.
+  PtyhostLink::Handlers handlers_for(const std::string& pane_id, const PtyhostLink* link);
   Host* host(const std::string& pane_id);
   void on_event(const std::string& pane_id, const wire::Event& event);
   void on_exited(const std::string& pane_id, const wire::ExitStatus& exit);

@@ -99,11 +99,8 @@ void Supervisor::adopt_all(std::function<void(const AdoptionReport&)> done) {
 
 void Supervisor::adopt_one(const std::shared_ptr<Adoption>& run, const std::string& pane_id) {
   auto link = std::make_shared<PtyhostLink>(io_, socket_path_of(pane_id));
-  PtyhostLink::Handlers handlers = handlers_for(pane_id);
+  PtyhostLink::Handlers handlers = handlers_for(pane_id, link.get());
   std::weak_ptr<int> alive = alive_;
-  handlers.on_closed = [this, alive, pane_id, raw = link.get()](const std::string& why) {
-    if (!alive.expired()) on_link_closed(pane_id, raw, why);
-  };
   PtyhostLink::Options options{pane_id, std::nullopt, kAdoptHelloTimeout};
   link->start(options, std::move(handlers),
               [this, alive, run, link, pane_id](Result<wire::Hello> hello, LinkFailure failure) {
