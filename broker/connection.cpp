@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
 #include "common/limits.hpp"
@@ -25,10 +26,10 @@ Connection::Connection(Socket socket, std::uint64_t id, std::size_t queue_cap_by
                        LineHandler on_line, CloseHandler on_close)
     : socket_(std::move(socket)),
       id_(id),
-      queue_cap_bytes_(queue_cap_bytes),
       on_line_(std::move(on_line)),
       on_close_(std::move(on_close)),
-      read_chunk_(kReadChunkBytes) {}
+      read_chunk_(kReadChunkBytes),
+      out_(queue_cap_bytes, OverflowPolicy::kDropReader) {}
 
 Connection::~Connection() = default;
 
@@ -107,28 +108,24 @@ void Connection::refuse_overlong_line() {
 
 void Connection::send(std::string line) {
   if (closed_) return;
-  queued_bytes_ += line.size();
-  if (queued_bytes_ > queue_cap_bytes_) {
+  const std::size_t queued_bytes = out_.bytes() + line.size();
+  if (!out_.push(std::move(line))) {
     log::warn("connection " + std::to_string(id_) + ": client is not reading (" +
-              std::to_string(queued_bytes_) + " bytes queued); disconnecting");
+              std::to_string(queued_bytes) + " bytes queued); disconnecting");
     close_now();
     return;
   }
-  pending_.push_back(std::move(line));
   flush();
 }
 
 void Connection::flush() {
   if (write_in_flight_ || closed_) return;
-  if (pending_.empty()) {
+  if (out_.empty()) {
     if (closing_) close_now();
     return;
   }
+  writing_ = out_.take_batch(kMaxLinesPerWrite);
   std::vector<asio::const_buffer> bufs;
-  while (!pending_.empty() && writing_.size() < kMaxLinesPerWrite) {
-    writing_.push_back(std::move(pending_.front()));
-    pending_.pop_front();
-  }
   bufs.reserve(writing_.size());
   for (const auto& s : writing_) bufs.emplace_back(asio::buffer(s));
   write_in_flight_ = true;
@@ -145,7 +142,7 @@ void Connection::flush() {
 
 void Connection::on_written() {
   if (closed_) return;
-  for (const auto& s : writing_) queued_bytes_ -= s.size();
+  out_.finish_batch();
   writing_.clear();
   flush();
 }
@@ -154,7 +151,7 @@ void Connection::close_after_flush() {
   if (closed_) return;
   reading_stopped_ = true;
   closing_ = true;
-  if (!write_in_flight_ && pending_.empty()) close_now();
+  if (!write_in_flight_ && out_.empty()) close_now();
 }
 
 void Connection::close_now() {
@@ -164,9 +161,11 @@ void Connection::close_now() {
   boost::system::error_code ignored;
   socket_.shutdown(Socket::shutdown_both, ignored);
   socket_.close(ignored);
-  pending_.clear();
-  queued_bytes_ = 0;
-  if (on_close_) on_close_(id_);
+  out_.clear();
+  // Deferred: the caller may be walking a container the handler erases from.
+  asio::post(socket_.get_executor(), [self = self()] {
+    if (self->on_close_) self->on_close_(self->id_);
+  });
 }
 
 }  // namespace signaltty::broker

@@ -3,10 +3,13 @@
 // outbound queue written with gathered writes.
 // Runs in: broker (io thread). Never: waits for a slow client; a queue past
 // its cap closes the connection, so one client can never stall another.
+// Never runs its close handler inside the call that closed it: the handler
+// is posted to the next turn of the io loop (docs/architecture.md, "Closing
+// a connection"), so a send() made while walking a container of sessions
+// cannot erase from that container.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,6 +17,7 @@
 #include <boost/asio/local/stream_protocol.hpp>
 
 #include "broker/session.hpp"
+#include "common/bounded_queue.hpp"
 
 namespace signaltty::broker {
 
@@ -24,6 +28,7 @@ class Connection final : public Session {
   using LineHandler = std::function<void(const std::shared_ptr<Connection>&, std::string_view)>;
   using CloseHandler = std::function<void(std::uint64_t session_id)>;
 
+  // on_close runs once, posted after the close (never from inside it).
   Connection(Socket socket, std::uint64_t id, std::size_t queue_cap_bytes, LineHandler on_line,
              CloseHandler on_close);
   ~Connection() override;
@@ -36,7 +41,8 @@ class Connection final : public Session {
   bool closed() const override { return closed_; }
   std::uint64_t session_id() const override { return id_; }
   pid_t peer_pid() const override { return peer_pid_; }
-  // Drops the connection now, queued output included.
+  // Drops the connection now, queued output included; the close handler
+  // runs on a later turn of the io loop.
   void close_now();
 
  private:
@@ -53,7 +59,6 @@ class Connection final : public Session {
 
   Socket socket_;
   std::uint64_t id_;
-  std::size_t queue_cap_bytes_;
   LineHandler on_line_;
   CloseHandler on_close_;
   pid_t peer_pid_ = 0;
@@ -63,9 +68,8 @@ class Connection final : public Session {
   std::size_t scanned_ = 0;  // bytes of inbuf_ already searched for '\n'
   bool reading_stopped_ = false;
 
-  std::deque<std::string> pending_;  // queued, not yet handed to the kernel
+  BoundedQueue<std::string> out_;    // queued + in the current async_write
   std::vector<std::string> writing_;  // in the current async_write
-  std::size_t queued_bytes_ = 0;      // pending_ + writing_
   bool write_in_flight_ = false;
   bool closing_ = false;  // close_after_flush requested
   bool closed_ = false;

@@ -15,8 +15,8 @@ namespace signaltty::broker {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   virtual ~Session() = default;
-  // Queues one complete line ('\n' included). Past the queue cap the
-  // connection is closed and the line dropped.
+  // Queues one complete line ('\n' included). Past the queue cap the connection is closed and
+  // the line dropped; it is forgotten on a later io turn (docs/architecture.md).
   virtual void send(std::string line) = 0;
   // Stops reading; closes once everything queued so far is written.
   virtual void close_after_flush() = 0;

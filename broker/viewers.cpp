@@ -2,6 +2,8 @@
 // Runs in: broker (io thread).
 #include "broker/viewers.hpp"
 
+#include <deque>
+
 #include "common/base64.hpp"
 #include "common/log.hpp"
 #include "common/protocol/envelope.hpp"
@@ -24,11 +26,10 @@ void Viewers::release(std::uint64_t session_id, const std::string& pane_id,
   Viewer& viewer = it->second;
   auto session = viewer.session.lock();
   viewer.held = false;
-  for (Held& chunk : viewer.pending) {
-    if (session && chunk.end_offset > offset) session->send(std::move(chunk.line));
-  }
-  viewer.pending.clear();
-  viewer.pending_bytes = 0;
+  std::deque<Held> held = viewer.pending.drain();
+  if (!session) return;
+  for (Held& chunk : held)
+    if (chunk.end_offset > offset) session->send(std::move(chunk.line));
 }
 
 bool Viewers::remove(std::uint64_t session_id, const std::string& pane_id) {
@@ -55,31 +56,43 @@ bool Viewers::has_viewers(const std::string& pane_id) const {
   return it != by_pane_.end() && !it->second.empty();
 }
 
+// Sends after the walk (see the header).
 void Viewers::publish(const std::string& pane_id, std::uint64_t end_offset,
                       std::string_view bytes) {
-  auto pane = by_pane_.find(pane_id);
-  if (pane == by_pane_.end() || pane->second.empty()) return;
+  if (!has_viewers(pane_id)) return;
   const std::string line = protocol::encode_pty_data_line(pane_id, next_seq_(), end_offset, bytes);
-  for (auto it = pane->second.begin(); it != pane->second.end();) {
+  const Delivery delivery = deliver_or_hold(pane_id, end_offset, line);
+  for (const auto& session : delivery.live) session->send(line);
+  for (const auto& session : delivery.overflowed) {
+    log::warn("viewer of " + pane_id + " held too much output during attach; disconnecting");
+    session->close_after_flush();
+  }
+}
+
+// A closed session is skipped, not forgotten: drop_session() does that.
+Viewers::Delivery Viewers::deliver_or_hold(const std::string& pane_id, std::uint64_t end_offset,
+                                           const std::string& line) {
+  Delivery delivery;
+  auto& viewers = by_pane_.find(pane_id)->second;
+  for (auto it = viewers.begin(); it != viewers.end();) {
     Viewer& viewer = it->second;
     auto session = viewer.session.lock();
-    if (!session || session->closed()) {
-      it = pane->second.erase(it);
+    if (!session) {
+      it = viewers.erase(it);
       continue;
     }
-    if (!viewer.held) {
-      session->send(line);
-    } else if (viewer.pending_bytes + line.size() > kHeldOutputCapBytes) {
-      log::warn("viewer of " + pane_id + " held too much output during attach; dropped");
-      it = pane->second.erase(it);
+    if (session->closed() || viewer.pending.overflowed()) {
+      ++it;
       continue;
-    } else {
-      viewer.pending_bytes += line.size();
-      viewer.pending.push_back({end_offset, line});
     }
+    if (!viewer.held)
+      delivery.live.push_back(std::move(session));
+    else if (!viewer.pending.push({end_offset, line}))
+      delivery.overflowed.push_back(std::move(session));
     ++it;
   }
-  if (pane->second.empty()) by_pane_.erase(pane);
+  if (viewers.empty()) by_pane_.erase(pane_id);
+  return delivery;
 }
 
 }  // namespace signaltty::broker

@@ -7,6 +7,10 @@
 // Never: sends a pane's output to a session that did not attach it, or a
 // chunk ahead of the attach reply: an attaching viewer is held (its chunks
 // kept) until the reply is queued, then released from the snapshot offset.
+// Never sends while walking its registrations: a send can close a session,
+// and a closed session's registrations go only through drop_session(), so
+// the panes it viewed are reported (docs/architecture.md, "Closing a
+// connection").
 //
 // Usage (pane.attach):
 //   viewers.hold(session, pane_id);            // before the snapshot
@@ -14,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,10 +26,12 @@
 #include <vector>
 
 #include "broker/session.hpp"
+#include "common/bounded_queue.hpp"
 
 namespace signaltty::broker {
 
-// Output a held viewer may accumulate before it is dropped (it reattaches).
+// Output a held viewer may accumulate before its connection is closed, as a
+// client that lags is (pty.md, Output path); it reconnects and reattaches.
 inline constexpr std::size_t kHeldOutputCapBytes = 16u << 20;
 
 class Viewers {
@@ -48,20 +53,28 @@ class Viewers {
   void drop_pane(const std::string& pane_id);
 
   bool has_viewers(const std::string& pane_id) const;
-  // One output chunk of `pane_id` ending at `end_offset`.
+  // One output chunk of `pane_id` ending at `end_offset`. A viewer whose
+  // held output passes kHeldOutputCapBytes has its connection closed.
   void publish(const std::string& pane_id, std::uint64_t end_offset, std::string_view bytes);
 
  private:
   struct Held {
     std::uint64_t end_offset = 0;
     std::string line;
+    std::size_t size() const { return line.size(); }
   };
   struct Viewer {
     std::weak_ptr<Session> session;
     bool held = false;
-    std::deque<Held> pending;
-    std::size_t pending_bytes = 0;
+    BoundedQueue<Held> pending{kHeldOutputCapBytes, OverflowPolicy::kDropReader};
   };
+  // Who gets one chunk, gathered before anything is sent.
+  struct Delivery {
+    std::vector<std::shared_ptr<Session>> live;
+    std::vector<std::shared_ptr<Session>> overflowed;
+  };
+  Delivery deliver_or_hold(const std::string& pane_id, std::uint64_t end_offset,
+                           const std::string& line);
 
   SeqSource next_seq_;
   std::map<std::string, std::map<std::uint64_t, Viewer>, std::less<>> by_pane_;
