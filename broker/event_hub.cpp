@@ -198,8 +198,8 @@ struct EventHub::Impl {
 
   void publish(const StateEvent& ev);
   void subscribe(const std::shared_ptr<Session>& session, EventFilter filter,
-                 std::optional<std::uint64_t> from_seq, SubscribeReply reply,
-                 AfterReply after_reply);
+                 std::optional<std::uint64_t> from_seq, std::uint64_t issued_head,
+                 SubscribeReply reply, AfterReply after_reply);
   std::size_t open_subscribers() const;
   void drop(std::uint64_t session_id) { subscribers.erase(session_id); }
 
@@ -215,6 +215,12 @@ struct EventHub::Impl {
   void reply_then_release(std::uint64_t session_id, std::uint64_t generation,
                           const SubscribeReply& reply, const AfterReply& after_reply,
                           p::SubscribeResult result);
+  struct LiveSubscriber {
+    Subscriber* sub;
+    std::shared_ptr<Session> session;
+  };
+  std::optional<LiveSubscriber> live_subscriber(std::uint64_t session_id,
+                                                std::uint64_t generation);
   void release(std::uint64_t session_id, std::uint64_t generation);
   std::vector<StateEvent> ring_after(std::uint64_t after, const EventFilter& filter) const;
   void replay_from_ring(const std::shared_ptr<Session>& session, EventFilter filter,
@@ -371,28 +377,38 @@ void EventHub::Impl::reply_then_release(std::uint64_t session_id, std::uint64_t 
   });
 }
 
-// The reply is on the session: replay frames, then the held live events
-// (all above the fence, so never a duplicate), then live.
-void EventHub::Impl::release(std::uint64_t session_id, std::uint64_t generation) {
+// The subscription of this generation and its session, unless it was
+// replaced or dropped meanwhile; one whose session closed is forgotten.
+std::optional<EventHub::Impl::LiveSubscriber> EventHub::Impl::live_subscriber(
+    std::uint64_t session_id, std::uint64_t generation) {
   auto it = subscribers.find(session_id);
-  if (it == subscribers.end() || it->second.generation != generation) return;
+  if (it == subscribers.end() || it->second.generation != generation) return std::nullopt;
   auto session = it->second.session.lock();
   if (!session || session->closed()) {
     subscribers.erase(it);
-    return;
+    return std::nullopt;
   }
-  if (it->second.lagged) {
-    subscribers.erase(it);
+  return LiveSubscriber{&it->second, std::move(session)};
+}
+
+// The reply is on the session: replay frames, then the held live events
+// (all above the fence, so never a duplicate), then live.
+void EventHub::Impl::release(std::uint64_t session_id, std::uint64_t generation) {
+  auto live = live_subscriber(session_id, generation);
+  if (!live) return;
+  Subscriber& sub = *live->sub;
+  if (sub.lagged) {
+    subscribers.erase(session_id);
     log::warn("subscribe: session " + std::to_string(session_id) +
               " lagged past the live events held behind its reply; closing it");
-    session->close_after_flush();
+    live->session->close_after_flush();
     return;
   }
-  std::vector<std::string> frames = std::exchange(it->second.frames, {});
-  std::vector<std::string> held = std::exchange(it->second.held, {});
-  it->second.phase = Phase::Live;
-  for (auto& line : frames) session->send(std::move(line));
-  for (auto& line : held) session->send(std::move(line));
+  std::vector<std::string> frames = std::exchange(sub.frames, {});
+  std::vector<std::string> held = std::exchange(sub.held, {});
+  sub.phase = Phase::Live;
+  for (auto& line : frames) live->session->send(std::move(line));
+  for (auto& line : held) live->session->send(std::move(line));
 }
 
 std::vector<StateEvent> EventHub::Impl::ring_after(std::uint64_t after,
@@ -408,16 +424,21 @@ std::vector<StateEvent> EventHub::Impl::ring_after(std::uint64_t after,
 // Status order of persistence.md, Replay: cursor_ahead, complete (journal
 // or ring), history_lost, unavailable. The fence and the capture (ring
 // copy, journal files and their proof) are taken here, in one io-thread turn.
+// Only a cursor above every number ever issued is ahead: one between the
+// published head and `issued_head` names numbers that pty.data consumed
+// (never state events) or state events not yet published (none of which a
+// client can have seen), so its replay is complete and empty, through the
+// published head.
 void EventHub::Impl::subscribe(const std::shared_ptr<Session>& session, EventFilter filter,
-                               std::optional<std::uint64_t> from_seq, SubscribeReply reply,
-                               AfterReply after_reply) {
+                               std::optional<std::uint64_t> from_seq, std::uint64_t issued_head,
+                               SubscribeReply reply, AfterReply after_reply) {
   if (!from_seq) {
     const std::uint64_t generation = install(session, std::move(filter), Phase::AwaitingReply);
     return reply_then_release(session->session_id(), generation, reply, after_reply,
                               p::SubscribeResult{true, head, std::nullopt});
   }
   const std::uint64_t after = *from_seq;
-  if (after > head)
+  if (after > std::max(head, issued_head))
     return refuse(session, reply, after_reply,
                   replay_info(ReplayStatus::CursorAhead, after, ring_retained_after, head));
   if (after >= ring_retained_after)
@@ -476,14 +497,10 @@ void EventHub::Impl::replay_from_journal(const std::shared_ptr<Session>& session
 // meanwhile: refuse, or reply and release the frames behind the reply.
 void EventHub::Impl::finish_journal_replay(std::uint64_t session_id, std::uint64_t generation,
                                            ReplayFrames frames) {
-  auto it = subscribers.find(session_id);
-  if (it == subscribers.end() || it->second.generation != generation) return;
-  auto session = it->second.session.lock();
-  if (!session || session->closed()) {
-    subscribers.erase(it);
-    return;
-  }
-  Subscriber& sub = it->second;
+  auto live = live_subscriber(session_id, generation);
+  if (!live) return;
+  Subscriber& sub = *live->sub;
+  const std::shared_ptr<Session> session = live->session;
   SubscribeReply reply = std::exchange(sub.owed_reply, nullptr);
   AfterReply after_reply = std::exchange(sub.owed_after_reply, nullptr);
   p::ReplayInfo info = sub.owed_info;
@@ -519,9 +536,9 @@ std::uint64_t EventHub::published_head() const { return impl_->head; }
 std::uint64_t EventHub::ring_retained_after() const { return impl_->ring_retained_after; }
 
 void EventHub::subscribe(const std::shared_ptr<Session>& session, EventFilter filter,
-                         std::optional<std::uint64_t> from_seq,
+                         std::optional<std::uint64_t> from_seq, std::uint64_t issued_head,
                          Reply<protocol::SubscribeResult> reply, AfterReply after_reply) {
-  impl_->subscribe(session, std::move(filter), from_seq, std::move(reply),
+  impl_->subscribe(session, std::move(filter), from_seq, issued_head, std::move(reply),
                    std::move(after_reply));
 }
 

@@ -7,7 +7,8 @@
 //
 // Usage (the subscribe handler):
 //   SIGNALTTY_TRY(auto filter, make_event_filter(params));
-//   hub.subscribe(ctx.session, std::move(filter), params.from_seq, std::move(reply),
+//   hub.subscribe(ctx.session, std::move(filter), params.from_seq, pipeline.head_seq(),
+//                 std::move(reply),
 //                 [&pipeline](std::function<void()> f) { pipeline.after_durable(std::move(f)); });
 // The hub answers `reply` once (unless the session closes first), then
 // writes replay frames and live events straight to the session, but only
@@ -82,11 +83,13 @@ class EventHub {
   // seq > fence follow. With from_seq: replies with `replay`, then the
   // replay frames, then live events; an incomplete replay is refused
   // (subscribed:false, no frames) and the session closed after the reply.
+  // `issued_head` is the highest number ever issued (state events and
+  // pty.data alike): only a from_seq above it is `cursor_ahead`.
   // A replay that needs the journal answers later, from the io thread.
   // Live events published before the reply is out wait behind it.
   void subscribe(const std::shared_ptr<Session>& session, EventFilter filter,
-                 std::optional<std::uint64_t> from_seq, Reply<protocol::SubscribeResult> reply,
-                 AfterReply after_reply);
+                 std::optional<std::uint64_t> from_seq, std::uint64_t issued_head,
+                 Reply<protocol::SubscribeResult> reply, AfterReply after_reply);
   // Sessions with a subscription (live or waiting for a journal replay).
   std::size_t subscriber_count() const;
 

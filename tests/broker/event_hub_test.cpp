@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -166,7 +167,8 @@ class EventHubTest : public ::testing::Test {
       if (!r.ok()) return s->send(p::encode_error("sub", r.error()));
       after_barrier([s, line = p::encode_ok("sub", p::encode(*r))] { s->send(line); });
     };
-    hub_->subscribe(s, std::move(filter).value(), params.from_seq, reply,
+    hub_->subscribe(s, std::move(filter).value(), params.from_seq,
+                    std::max(issued_head_, hub_->published_head()), reply,
                     [this](std::function<void()> then) { after_barrier(std::move(then)); });
   }
   // The pipeline's after_durable: FIFO, deferred while a commit is in flight.
@@ -213,6 +215,9 @@ class EventHubTest : public ::testing::Test {
   std::unique_ptr<AuditJournal> journal_;
   std::unique_ptr<EventHub> hub_;
   std::uint64_t next_session_id_ = 1;
+  // The highest number the pipeline issued, when pty.data took some past
+  // the published head.
+  std::uint64_t issued_head_ = 0;
   bool commit_in_flight_ = false;
   std::vector<std::function<void()>> barrier_;
 };
@@ -494,6 +499,52 @@ TEST_F(EventHubTest, CursorAheadIsRefusedAndClosed) {
   commit(events(6, 6));
   EXPECT_EQ(s->lines().size(), 1u);
   EXPECT_EQ(hub_->subscriber_count(), 0u);
+}
+
+// pty.data lines consume numbers (pty.md, Output path), so server.status.seq
+// runs ahead of the published head; a cursor there is a cursor we issued.
+TEST_F(EventHubTest, CursorOnNumbersPtyDataConsumedIsCompleteAndEmptyThenLive) {
+  make_hub(0);
+  commit(events(1, 5));
+  issued_head_ = 9;  // 6..9 went to pty.data
+  auto s = session();
+  subscribe_from(s, 9);
+  auto r = result_of(decode_lines(*s));
+  EXPECT_TRUE(r.subscribed);
+  ASSERT_TRUE(r.replay.has_value());
+  EXPECT_EQ(r.replay->status, ReplayStatus::Complete);
+  EXPECT_EQ(r.replay->requested_after, 9u);
+  EXPECT_EQ(r.replay->through, 5u);
+  EXPECT_EQ(r.replay->returned, 0u);
+  EXPECT_FALSE(r.replay->recovery.has_value());
+  EXPECT_EQ(r.seq, 5u);
+  EXPECT_FALSE(s->close_requested());
+  commit(events(10, 12));
+  EXPECT_EQ(decode_lines(*s).seqs, range(10, 12));
+}
+
+// A state event numbered below the cursor but published after the subscribe
+// was never sent to anyone, so the cursor cannot cover it.
+TEST_F(EventHubTest, CursorPastTheHeadStillGetsEventsPublishedLaterBelowIt) {
+  make_hub(0);
+  commit(events(1, 5));
+  issued_head_ = 9;  // 6 is a state event still being journaled
+  auto s = session();
+  subscribe_from(s, 9);
+  EXPECT_TRUE(result_of(decode_lines(*s)).subscribed);
+  commit(events(6, 6));
+  commit(events(10, 10));
+  EXPECT_EQ(decode_lines(*s).seqs, (std::vector<std::uint64_t>{6, 10}));
+}
+
+TEST_F(EventHubTest, CursorAboveEveryIssuedNumberIsAhead) {
+  make_hub(0);
+  commit(events(1, 5));
+  issued_head_ = 9;
+  auto s = session();
+  subscribe_from(s, 10);
+  expect_refused(s, ReplayStatus::CursorAhead);
+  EXPECT_EQ(result_of(decode_lines(*s)).replay->requested_after, 10u);
 }
 
 TEST_F(EventHubTest, RefusedReplayEndsThePreviousSubscription) {
