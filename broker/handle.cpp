@@ -3,6 +3,7 @@
 // Runs in: broker (io thread). Never: touches the store or the clock.
 #include "broker/handle.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "common/limits.hpp"
@@ -43,11 +44,13 @@ std::size_t control_length(std::string_view text, std::size_t i) {
   return 0;
 }
 
-std::string strip_controls(std::string_view text) {
+// Removes controls, keeping the bytes `keep` accepts.
+std::string strip_controls(std::string_view text, std::string_view keep = {}) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
-    if (const std::size_t n = control_length(text, i); n > 0) {
+    const std::size_t n = control_length(text, i);
+    if (n > 0 && keep.find(text[i]) == std::string_view::npos) {
       i += n;
       continue;
     }
@@ -55,6 +58,14 @@ std::string strip_controls(std::string_view text) {
     ++i;
   }
   return out;
+}
+
+}  // namespace
+
+std::size_t code_point_count(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return !is_continuation(static_cast<unsigned char>(c));
+  }));
 }
 
 // Cuts `text` after `max_code_points` UTF-8 code points.
@@ -71,7 +82,9 @@ std::string cut_code_points(std::string text, std::size_t max_code_points) {
   return text;
 }
 
-}  // namespace
+std::string sanitize_notification_text(std::string_view raw, std::size_t max_code_points) {
+  return cut_code_points(strip_controls(raw, "\n\t"), max_code_points);
+}
 
 std::string handle_slug(std::string_view name) {
   std::string slug;

@@ -27,10 +27,6 @@ constexpr std::size_t kMaxMessage = 256;
 // The launcher's answer includes the ptyhost's exec; anything slower is a fault.
 constexpr int kLaunchTimeoutMs = 5000;
 
-bool valid_pane_id(const std::string& id) {
-  return id.rfind("pane_", 0) == 0 && looks_like_id(id) && id.size() == 5 + 32;
-}
-
 void close_fds_from(int first) {
   if (::syscall(SYS_close_range, first, ~0U, 0) == 0) return;
   for (int fd = first; fd < 1024; ++fd) ::close(fd);
@@ -81,7 +77,7 @@ std::string await_exec(int read_fd) {
 }
 
 std::string launch_one(const LauncherConfig& cfg, const std::string& pane_id) {
-  if (!valid_pane_id(pane_id)) return "err 22 invalid pane id";
+  if (!is_pane_id(pane_id)) return "err 22 invalid pane id";
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return "err " + std::to_string(errno) + " pipe2";
   pid_t mid = ::fork();

@@ -8,6 +8,7 @@
 
 #include <boost/asio/write.hpp>
 
+#include "common/ids.hpp"
 #include "common/log.hpp"
 #include "common/protocol/codec.hpp"
 
@@ -40,11 +41,6 @@ std::string u32_le(std::uint32_t v) {
   return out;
 }
 
-bool valid_pane_id(std::string_view id) {
-  if (id.size() != 37 || id.substr(0, 5) != "pane_") return false;
-  return id.substr(5).find_first_not_of("0123456789abcdef") == std::string_view::npos;
-}
-
 }  // namespace
 
 Result<wire::Hello> decode_hello(const protocol::Frame& frame, std::string_view expected_pane_id) {
@@ -60,7 +56,7 @@ Result<wire::Hello> decode_hello(const protocol::Frame& frame, std::string_view 
   if (hello->min_version > wire::kPtyhostWireVersion)
     return link_error("ptyhost needs version " + std::to_string(hello->min_version) +
                       ", newer than ours");
-  if (!valid_pane_id(hello->pane_id)) return link_error("hello names an invalid pane id");
+  if (!is_pane_id(hello->pane_id)) return link_error("hello names an invalid pane id");
   if (!expected_pane_id.empty() && hello->pane_id != expected_pane_id)
     return link_error("hello names pane " + hello->pane_id);
   return hello;

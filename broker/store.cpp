@@ -208,9 +208,9 @@ Result<Workspace> Store::rename_workspace(Txn& txn, std::string_view id_or_handl
   return ws;
 }
 
-Status Store::close_workspace(Txn& txn, std::string_view id_or_handle,
-                              const std::optional<protocol::SignalName>& /*signal*/) {
+Status Store::close_workspace(Txn& txn, std::string_view id_or_handle) {
   SIGNALTTY_TRY(const Workspace* found, find_workspace(id_or_handle));
+  SIGNALTTY_RETURN_IF_ERROR(require_no_panes(found->tabs));
   const std::string id = found->id;
   for (const std::string& tab_id : std::vector<std::string>(found->tabs)) drop_tab(txn, tab_id);
   workspaces_.erase(id);
@@ -243,9 +243,9 @@ Result<Tab> Store::create_tab(Txn& txn, std::string_view workspace_key,
   return tab;
 }
 
-Status Store::close_tab(Txn& txn, std::string_view tab_id,
-                        const std::optional<protocol::SignalName>& /*signal*/) {
+Status Store::close_tab(Txn& txn, std::string_view tab_id) {
   SIGNALTTY_TRY(const Tab* found, find_tab(tab_id));
+  SIGNALTTY_RETURN_IF_ERROR(require_no_panes({found->id}));
   const std::string id = found->id;
   Workspace& ws = workspaces_.at(found->workspace_id);
   drop_tab(txn, id);
@@ -301,6 +301,7 @@ Status Store::remove_pane(Txn& txn, std::string_view pane_id) {
   const std::string id = found->id;
   Tab& tab = tabs_.at(found->tab_id);
   panes_.erase(id);
+  activity_touched_.erase(id);
   txn.emit<ev::PaneClosed>({id});
   if (tab.layout.has_value()) {
     std::optional<Layout> next = remove_leaf(*tab.layout, id);
@@ -315,17 +316,22 @@ Status Store::remove_pane(Txn& txn, std::string_view pane_id) {
   return {};
 }
 
-void Store::drop_panes_of_tab(Txn& txn, const std::string& tab_id) {
-  for (const std::string& pane_id : pane_ids_of_tab(tab_id)) {
-    panes_.erase(pane_id);
-    txn.emit<ev::PaneClosed>({pane_id});
+// A pane record goes only through remove_pane, once its child is reaped
+// (decisions.md §17); a tab or workspace that still holds one stays.
+Status Store::require_no_panes(const std::vector<std::string>& tab_ids) const {
+  std::vector<std::string> alive;
+  for (const std::string& tab_id : tab_ids) {
+    for (std::string& id : pane_ids_of_tab(tab_id)) alive.push_back(std::move(id));
   }
+  if (alive.empty()) return {};
+  Error e{ErrorCode::PanesAlive, std::to_string(alive.size()) + " pane(s) still open"};
+  e.details = {{"pane_ids", alive}};
+  return e;
 }
 
-// Removes the tab record (and its panes) and emits tab.closed; the caller
-// fixes or removes the workspace.
+// Removes the (empty) tab record and emits tab.closed; the caller fixes or
+// removes the workspace.
 void Store::drop_tab(Txn& txn, const std::string& tab_id) {
-  drop_panes_of_tab(txn, tab_id);
   auto it = tabs_.find(tab_id);
   if (it == tabs_.end()) return;
   const std::string workspace_id = it->second.workspace_id;
@@ -344,6 +350,7 @@ SnapshotDoc Store::to_snapshot() const {
     doc.tabs.insert(doc.tabs.end(), tabs.begin(), tabs.end());
   }
   for (const auto& [id, pane] : panes_) doc.panes.push_back(pane);
+  doc.notifications.assign(notifications_.begin(), notifications_.end());
   return doc;
 }
 
@@ -361,6 +368,7 @@ Result<Store> Store::from_snapshot(SnapshotDoc doc, Clock clock) {
   store.restore_panes(std::move(doc.panes));
   store.repair_layouts();
   store.backfill_handles();
+  store.restore_notifications(std::move(doc.notifications));
   return store;
 }
 

@@ -16,8 +16,10 @@
 // transition.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -27,7 +29,9 @@
 
 #include "broker/event.hpp"
 #include "broker/snapshot_doc.hpp"
+#include "broker/store_launches.hpp"
 #include "common/errors.hpp"
+#include "common/protocol/methods/agent.hpp"
 #include "common/protocol/model.hpp"
 #include "common/protocol/signal_name.hpp"
 
@@ -40,6 +44,20 @@ Clock system_clock_rfc3339();
 // Default names (model.md, Workspace; Tab and layout).
 inline constexpr std::string_view kDefaultWorkspaceName = "workspace";
 inline constexpr std::string_view kDefaultTabTitle = "tab";
+
+// A pane's PTY size as every request stores it (common/pane_size.hpp).
+protocol::PtySize clamp_pty_size(int cols, int rows);
+
+// A notification before it is made a record (model.md, Notification): from
+// an OSC 9/99/777 sequence, `notify` or an adapter. `title` missing or
+// empty becomes "signaltty".
+struct NotificationDraft {
+  std::optional<std::string> pane_id;
+  std::optional<std::string> title;
+  std::string body;
+  protocol::Severity severity = protocol::Severity::Info;
+  std::string source;  // osc9 | osc99 | osc777 | cli | hook:<agent>:<event> | adapter | system
+};
 
 class Store {
  public:
@@ -69,6 +87,10 @@ class Store {
   // Grows by one with every transition that changed the model.
   std::uint64_t revision() const { return revision_; }
 
+  // Orders pane launches before the closes of their workspace or tab
+  // (broker/store_launches.hpp). Runtime only: never saved.
+  LaunchGate& launches() { return launches_; }
+
   // ---- workspace transitions ---------------------------------------------
   // Name default "workspace" (sanitized, see sanitize_display_name); cwd
   // default $HOME, must be an absolute existing directory (BAD_PARAMS
@@ -80,25 +102,22 @@ class Store {
   // workspace.updated {workspace}, nothing when the name is unchanged.
   Result<protocol::Workspace> rename_workspace(Txn& txn, std::string_view id_or_handle,
                                                std::string_view name);
-  // Closes every tab (their panes first: pane.closed each, then tab.closed
-  // {tab_id, workspace_id}), then emits workspace.closed {workspace_id}.
-  // `signal` is for the panes' processes (decisions.md 17); see close_tab.
-  Status close_workspace(Txn& txn, std::string_view id_or_handle,
-                         const std::optional<protocol::SignalName>& signal = std::nullopt);
+  // Removes every tab (tab.closed {tab_id, workspace_id} each), then emits
+  // workspace.closed {workspace_id}. Its panes must be gone already
+  // (decisions.md §17: a pane is removed only once its child is reaped,
+  // through remove_pane): PANES_ALIVE {pane_ids} otherwise, changing nothing.
+  Status close_workspace(Txn& txn, std::string_view id_or_handle);
 
   // ---- tab transitions ---------------------------------------------------
   // Title default "tab"; the new tab (layout null) becomes the active tab.
   // Emits tab.created {tab}, then workspace.updated {workspace}.
   Result<protocol::Tab> create_tab(Txn& txn, std::string_view workspace_key,
                                    std::optional<std::string> title);
-  // Removes the tab's panes (pane.closed each), emits tab.closed {tab_id,
-  // workspace_id}, fixes the workspace's tabs and active_tab_id (the next
-  // tab, else the previous one, else none) and emits workspace.updated.
-  // Seam: signalling the panes' process groups and waiting for the reap
-  // (decisions.md 17) belongs to the supervisor; `signal` is passed through
-  // for it and today the pane records are dropped directly.
-  Status close_tab(Txn& txn, std::string_view tab_id,
-                   const std::optional<protocol::SignalName>& signal = std::nullopt);
+  // Emits tab.closed {tab_id, workspace_id}, fixes the workspace's tabs and
+  // active_tab_id (the next tab, else the previous one, else none) and
+  // emits workspace.updated. Its panes must be gone already (see
+  // close_workspace): PANES_ALIVE {pane_ids} otherwise, changing nothing.
+  Status close_tab(Txn& txn, std::string_view tab_id);
   // Leaves may name panes by id or name. The tree must hold every pane of
   // the tab exactly once (BAD_PARAMS {pane_id} otherwise); ratios are
   // clamped. Emits tab.updated {tab}, nothing when the layout is unchanged.
@@ -162,11 +181,28 @@ class Store {
   Result<protocol::Pane> resize_pane(Txn& txn, std::string_view pane_id, protocol::PtySize size);
   // OSC 0/1/2: sanitized, ≤200 chars; empty is ignored. Emits pane.updated.
   Result<protocol::Pane> set_pane_title(Txn& txn, std::string_view pane_id, std::string_view title);
-  // Bell or OSC notification (model.md, attention axis): raise = max, with
+  // Bell (model.md, attention axis): raise = max, with
   // attention.created/updated; last_activity_at touched; `last_message`
-  // replaced when given. The full notification model is a later issue.
+  // replaced when given.
   Status raise_pane_attention(Txn& txn, std::string_view pane_id, protocol::Attention attention,
                               const std::optional<std::string>& last_message);
+  // model.md, Notification: title and body sanitized (controls but \n \t
+  // removed; title ≤200, body ≤2000 code points; an empty body omitted),
+  // kept among the last 200, emitted as notification.created
+  // {notification}. Of a pane: last_message set (`title: body` with the
+  // body cut to 300 code points + "…" when a title was given, else the
+  // body; unchanged without a body), attention raised by severity
+  // (info→unread, warning, error) and last_activity_at touched. An OSC 9;4
+  // progress report is no notification (decisions.md §19): nullopt, no
+  // change. NO_SUCH_PANE for an unknown pane.
+  Result<std::optional<protocol::Json>> add_notification(Txn& txn, NotificationDraft draft);
+  // The kept notifications, oldest first.
+  const std::deque<protocol::Json>& notifications() const { return notifications_; }
+  // The pane printed something (pty.md, Output path: touch
+  // last_activity_at, no event): at most once per
+  // limits::kActivityTouchInterval per pane, never an event or a revision,
+  // so output alone is never journaled; the next snapshot carries it.
+  void note_output(std::string_view pane_id, std::chrono::steady_clock::time_point now);
   // pane.attach with mark_seen: last_seen_at, and attention cleared
   // (attention.cleared {pane_id, reason}) when it was raised.
   Status mark_pane_seen(Txn& txn, std::string_view pane_id, std::string_view reason);
@@ -198,7 +234,7 @@ class Store {
   bool handle_taken(std::string_view handle) const;
   std::string resolve_leaf(const std::string& id_or_name) const;
 
-  void drop_panes_of_tab(Txn& txn, const std::string& tab_id);
+  Status require_no_panes(const std::vector<std::string>& tab_ids) const;
   protocol::Pane& pane_at(const std::string& id) { return panes_.at(id); }
   Result<std::string> ensure_recovered_tab(Txn& txn);
   void set_attention(Txn& txn, protocol::Pane& pane, protocol::Attention next);
@@ -210,6 +246,7 @@ class Store {
   void restore_workspaces(std::vector<protocol::Workspace> workspaces);
   void restore_tabs(std::vector<protocol::Tab> tabs);
   void restore_panes(std::vector<protocol::Pane> panes);
+  void restore_notifications(std::vector<protocol::Json> notifications);
   void repair_tab_lists();
   void repair_layouts();
   void backfill_handles();
@@ -220,6 +257,9 @@ class Store {
   std::map<std::string, protocol::Tab, std::less<>> tabs_;
   std::map<std::string, protocol::Pane, std::less<>> panes_;
   std::uint64_t revision_ = 0;
+  std::deque<protocol::Json> notifications_;
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> activity_touched_;
+  LaunchGate launches_;
 };
 
 }  // namespace signaltty::broker

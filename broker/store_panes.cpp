@@ -199,6 +199,8 @@ Result<Pane> Store::pane_exited(Txn& txn, std::string_view pane_id, std::optiona
         {"exit_code", protocol::encode(wire_code)},
         {"exit_signal", protocol::encode(wire_signal)},
         {"outcome", code && *code == 0 ? "done" : "failed"},
+        {"lifecycle", protocol::encode(Lifecycle::Exited)},
+        {"prev", protocol::encode(prev_lifecycle)},
         {"source", "exit"}});
   }
   const bool required = pane.attention == Attention::InputRequired ||
@@ -256,8 +258,7 @@ Result<Pane> Store::rename_pane(Txn& txn, std::string_view pane_key,
 
 Result<Pane> Store::resize_pane(Txn& txn, std::string_view pane_id, protocol::PtySize size) {
   SIGNALTTY_TRY(const Pane* found, find_pane(pane_id));
-  size.cols = std::clamp(size.cols, limits::kPaneColsMin, limits::kPaneColsMax);
-  size.rows = std::clamp(size.rows, limits::kPaneRowsMin, limits::kPaneRowsMax);
+  size = clamp_pty_size(size.cols, size.rows);
   if (found->pty_size == size) return *found;
   Pane& pane = pane_at(found->id);
   pane.pty_size = size;

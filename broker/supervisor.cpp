@@ -61,14 +61,6 @@ void kill_unusable_ptyhost(pid_t pid) {
   if (pidfd) ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
 }
 
-// The notification summary model.md keeps as last_message.
-std::optional<std::string> notification_message(const wire::Event& event) {
-  const std::string body = event.body.value_or("");
-  if (body.empty()) return std::nullopt;
-  if (event.title && !event.title->empty()) return *event.title + ": " + body;
-  return body;
-}
-
 }  // namespace
 
 // ---- child environment -----------------------------------------------------
@@ -156,7 +148,9 @@ PtyhostLink::Handlers Supervisor::handlers_for(const std::string& pane_id,
     if (!alive.expired()) on_link_closed(pane_id, link, why);
   };
   h.on_output = [this, alive, pane_id](std::uint64_t end, std::string_view bytes) {
-    if (!alive.expired()) viewers_.publish(pane_id, end, bytes);
+    if (alive.expired()) return;
+    store_.note_output(pane_id, SteadyClock::now());
+    viewers_.publish(pane_id, end, bytes);
   };
   h.on_event = [this, alive, pane_id](const wire::Event& event) {
     if (!alive.expired()) on_event(pane_id, event);
@@ -355,10 +349,11 @@ void Supervisor::on_event(const std::string& pane_id, const wire::Event& event) 
     [[maybe_unused]] Status s =
         store_.raise_pane_attention(txn, pane_id, protocol::Attention::Unread, std::nullopt);
   } else if (event.kind == kEventNotification) {
-    // Seam: the notification model (notification.created, severities) is
-    // the agents issue; for now a notification raises unread.
-    [[maybe_unused]] Status s = store_.raise_pane_attention(
-        txn, pane_id, protocol::Attention::Unread, notification_message(event));
+    // model.md, Notification: OSC ones are severity info.
+    NotificationDraft draft{pane_id, event.title, event.body.value_or(""),
+                            protocol::Severity::Info, event.source.value_or("osc9")};
+    if (auto r = store_.add_notification(txn, std::move(draft)); !r.ok())
+      log::warn("notification of " + pane_id + ": " + r.error().message);
   }
   commit(txn);
 }
@@ -388,14 +383,17 @@ void Supervisor::on_link_closed(const std::string& pane_id, const PtyhostLink* l
                                 const std::string& why) {
   Host* h = host(pane_id);
   if (!h || h->link.get() != link) return;
-  if (h->closing) return finish_close(pane_id);
+  const bool ptyhost_runs = ::kill(static_cast<pid_t>(h->ptyhost_pid), 0) == 0;
+  // decisions.md §17: a closing pane goes once its child is reaped; a
+  // ptyhost that hung up but runs on is linked again and asked again.
+  if (h->closing && !(link->peer_hung_up() && ptyhost_runs)) return finish_close(pane_id);
   log::warn("ptyhost of " + pane_id + " went away (" + why + ")");
   // A ptyhost drops a broker that stalls its output and carries on; one
   // that still runs is linked again. One we dropped for breaking the
   // protocol is not trusted again.
   const auto now = SteadyClock::now();
-  if (h->published && link->peer_hung_up() && now - h->last_relink >= kRelinkInterval &&
-      ::kill(static_cast<pid_t>(h->ptyhost_pid), 0) == 0) {
+  if ((h->closing || (h->published && now - h->last_relink >= kRelinkInterval)) &&
+      link->peer_hung_up() && ptyhost_runs) {
     h->last_relink = now;
     return relink(pane_id);
   }
@@ -429,13 +427,15 @@ void Supervisor::relink(const std::string& pane_id) {
                 // Viewers see a forward gap in output_offset and reattach.
                 if (h->streaming)
                   link->request(wire::kOpStream, Json{{"on", true}}, [](Result<Json>, std::string) {});
-                if (hello->exited) on_exited(pane_id, *hello->exited);
+                if (hello->exited) return on_exited(pane_id, *hello->exited);
+                if (h->closing) send_close(pane_id);
               });
 }
 
 void Supervisor::lost_ptyhost(const std::string& pane_id) {
   Host* h = host(pane_id);
   if (!h) return;
+  if (h->closing) return finish_close(pane_id);  // nothing is left to reap
   const bool published = h->published;
   hosts_.erase(pane_id);
   viewers_.drop_pane(pane_id);
@@ -457,15 +457,26 @@ void Supervisor::close(const std::string& pane_id, int signo, Done done) {
   h->close_waiters.push_back(std::move(done));
   if (h->closing) return;
   h->closing = true;
+  h->close_signo = signo;
+  // While the link is being re-established the request waits for it
+  // (relink sends it); it never fails into a removal without the reap.
+  if (h->link->ready()) send_close(pane_id);
+}
+
+void Supervisor::send_close(const std::string& pane_id) {
+  Host* h = host(pane_id);
+  if (!h) return;
   std::weak_ptr<int> alive = alive_;
   const int kill_after_ms = static_cast<int>(kCloseKillAfter.count());
-  h->link->request(wire::kOpClose, Json{{"signo", signo}, {"kill_after_ms", kill_after_ms}},
-                   [this, alive, pane_id](Result<Json> r, std::string) {
+  h->link->request(wire::kOpClose, Json{{"signo", h->close_signo}, {"kill_after_ms", kill_after_ms}},
+                   [this, alive, pane_id, link = h->link.get()](Result<Json> r, std::string) {
                      if (alive.expired()) return;
                      Host* h = host(pane_id);
                      if (!h) return;
-                     // Already reaped (a tombstone), or the ptyhost is gone.
-                     if (h->exited || !r.ok()) finish_close(pane_id);
+                     // Already reaped (a tombstone). A link that dropped meanwhile
+                     // is handled where it closed (relink or finish_close).
+                     if (h->exited) return finish_close(pane_id);
+                     if (!r.ok() && h->link.get() == link && h->link->ready()) finish_close(pane_id);
                    },
                    kCloseKillAfter + kPtyhostRequestTimeout);
 }

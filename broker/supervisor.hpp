@@ -180,6 +180,7 @@ class Supervisor {
     bool published = false;  // the store has the pane
     bool exited = false;     // its exit was recorded
     bool closing = false;
+    int close_signo = 0;  // what close() asked for; sent again after a relink
     bool streaming = false;
     std::optional<std::uint64_t> tail_head;  // rendered head of the last tail written
     std::chrono::steady_clock::time_point last_relink{};
@@ -198,6 +199,9 @@ class Supervisor {
   // The ptyhost is gone: the pane is exited, or restored from its record.
   void lost_ptyhost(const std::string& pane_id);
   void finish_close(const std::string& pane_id);
+  // Sends the close request on the current link (close, and again after
+  // a relink); the pane goes once its child is reaped.
+  void send_close(const std::string& pane_id);
   void remove_pane_record(const std::string& pane_id, std::vector<Done> waiters);
   void commit(Txn& txn, std::function<void()> then = {});
 

@@ -35,11 +35,6 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr std::string_view kSocketSuffix = ".sock";
 constexpr std::string_view kLiveState = "live";
 
-bool is_pane_id(std::string_view id) {
-  if (id.size() != 37 || id.substr(0, 5) != "pane_") return false;
-  return id.substr(5).find_first_not_of("0123456789abcdef") == std::string_view::npos;
-}
-
 // Pane ids with a socket in `dir`.
 std::set<std::string> socket_pane_ids(const std::string& dir) {
   std::set<std::string> out;

@@ -155,6 +155,9 @@ void Supervisor::refresh_tail(const std::string& pane_id, bool force, std::funct
         Host* h = alive.expired() ? nullptr : host(pane_id);
         if (!h || !r.ok()) return done();
         const auto head = r->value("next_seq", std::uint64_t{0});
+        // New rendered lines: the pane printed since the last look.
+        if (h->tail_head && *h->tail_head != head)
+          store_.note_output(pane_id, std::chrono::steady_clock::now());
         if (!force && h->tail_head == head) return done();
         Json full{{"mode", "tail"}, {"lines", kTailReadLines}, {"strip_ansi", true}};
         h->link->request(wire::kOpRead, std::move(full),

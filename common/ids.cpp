@@ -31,15 +31,30 @@ std::string new_id(std::string_view prefix) {
   return out;
 }
 
+namespace {
+
+bool is_lower_hex(std::string_view text) {
+  for (char c : text)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+}  // namespace
+
 bool looks_like_id(std::string_view text) {
   auto sep = text.rfind('_');
   if (sep == std::string_view::npos || sep == 0) return false;
   auto hex = text.substr(sep + 1);
-  if (hex.size() != 32) return false;
-  for (char c : hex)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
+  return hex.size() == kIdHexDigits && is_lower_hex(hex);
 }
+
+bool is_id_with_prefix(std::string_view text, std::string_view prefix) {
+  if (prefix.empty() || text.size() != prefix.size() + 1 + kIdHexDigits) return false;
+  if (!text.starts_with(prefix) || text[prefix.size()] != '_') return false;
+  return is_lower_hex(text.substr(prefix.size() + 1));
+}
+
+bool is_pane_id(std::string_view text) { return is_id_with_prefix(text, kPaneIdPrefix); }
 
 std::string rfc3339_utc(std::chrono::system_clock::time_point t) {
   using namespace std::chrono;

@@ -4,15 +4,27 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace signaltty {
 
+// model.md, Ids: `<prefix>_` then this many lowercase hex digits.
+inline constexpr std::size_t kIdHexDigits = 32;
+// The prefix of pane ids ("pane_…").
+inline constexpr std::string_view kPaneIdPrefix = "pane";
+
 // A fresh random id, e.g. new_id("ws") → "ws_3f2a…" (32 hex digits).
 std::string new_id(std::string_view prefix);
 // True iff `text` is `<prefix>_<32 lowercase hex>` for some non-empty prefix.
 bool looks_like_id(std::string_view text);
+// True iff `text` is `<prefix>_<32 lowercase hex>` with exactly `prefix`.
+bool is_id_with_prefix(std::string_view text, std::string_view prefix);
+// True iff `text` is a pane id, `pane_<32 lowercase hex>`: the one check
+// for ids that name files and sockets (ptyhost sockets, tails) or arrive
+// from another process.
+bool is_pane_id(std::string_view text);
 
 // "2026-11-30T06:12:39.123Z"
 std::string rfc3339_utc(std::chrono::system_clock::time_point t);

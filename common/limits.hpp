@@ -52,4 +52,15 @@ inline constexpr int kPaneRowsMax = 200;
 inline constexpr int kPaneColsDefault = 80;
 inline constexpr int kPaneRowsDefault = 24;
 
+// model.md, Notification: text caps in code points, the body's share of
+// last_message when a title is given, and how many the server keeps.
+inline constexpr std::size_t kNotificationTitleMaxChars = 200;
+inline constexpr std::size_t kNotificationBodyMaxChars = 2000;
+inline constexpr std::size_t kLastMessageBodyMaxChars = 300;
+inline constexpr std::size_t kNotificationsKept = 200;
+
+// Our bound (not in the spec): pane output moves last_activity_at at most
+// this often per pane, so a chatty program costs no more than that.
+inline constexpr std::chrono::milliseconds kActivityTouchInterval{1000};
+
 }  // namespace signaltty::limits

@@ -15,6 +15,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "common/ids.hpp"
 #include "common/log.hpp"
 #include "ptyhost/pane_host.hpp"
 #include "ptyhost/pane_socket.hpp"
@@ -68,7 +69,7 @@ int main(int argc, char** argv) {
     log::error("usage: signaltty-ptyhost --pane <pane_id> --dir <dir> [--broker-socket <path>]");
     return kExitUsage;
   }
-  if (!ptyhost::valid_pane_id(args->pane_id)) {
+  if (!is_pane_id(args->pane_id)) {
     log::error("invalid pane id: " + args->pane_id);
     return kExitUsage;
   }

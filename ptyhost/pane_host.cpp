@@ -12,6 +12,7 @@
 
 #include "common/limits.hpp"
 #include "common/log.hpp"
+#include "common/pane_size.hpp"
 #include "common/protocol/signal_name.hpp"
 #include "ptyhost/broker_service.hpp"
 #include "ptyhost/sandbox.hpp"
@@ -62,8 +63,8 @@ std::string_view source_name(NotificationSource source) {
 }
 
 TerminalSize clamp_size(int cols, int rows) {
-  return {std::clamp(cols, pane_limits::kPaneColsMin, pane_limits::kPaneColsMax),
-          std::clamp(rows, pane_limits::kPaneRowsMin, pane_limits::kPaneRowsMax)};
+  const ClampedPaneSize size = clamp_pane_size(cols, rows);
+  return {size.cols, size.rows};
 }
 
 // Only the signals a client may name (common/protocol/signal_name.hpp).

@@ -21,7 +21,6 @@ namespace {
 
 // A broker connects, is replaced, reconnects: a handful pending is plenty.
 constexpr int kListenBacklog = 8;
-constexpr std::size_t kPaneIdHexDigits = 32;
 
 Result<sockaddr_un> unix_address(const std::string& path) {
   sockaddr_un addr{};
@@ -86,12 +85,8 @@ Result<UniqueFd> listen_at(int dir_fd, const std::string& name, const std::strin
 
 }  // namespace
 
-bool valid_pane_id(const std::string& id) {
-  return id.rfind("pane_", 0) == 0 && id.size() == 5 + kPaneIdHexDigits && looks_like_id(id);
-}
-
 Result<PaneSocket> open_pane_socket(const std::string& dir, const std::string& pane_id) {
-  if (!valid_pane_id(pane_id)) return bad_params("invalid pane id: " + pane_id);
+  if (!is_pane_id(pane_id)) return bad_params("invalid pane id: " + pane_id);
   SIGNALTTY_TRY(UniqueFd dir_fd, open_socket_dir(dir));
   PaneSocket out;
   out.name = pane_id + ".sock";

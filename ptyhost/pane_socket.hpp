@@ -26,9 +26,6 @@ struct PaneSocket {
   std::string path;     // full path, for logs
 };
 
-// True iff `id` is `pane_<32 lowercase hex>`.
-bool valid_pane_id(const std::string& id);
-
 // Checks dir (a directory, owned by our euid, mode 0700), clears a stale
 // socket (refusing a live one), binds, listens, publishes.
 Result<PaneSocket> open_pane_socket(const std::string& dir, const std::string& pane_id);

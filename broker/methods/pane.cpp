@@ -72,10 +72,8 @@ std::string initial_title(const std::string& program) {
 }
 
 p::PtySize clamped(std::optional<int> cols, std::optional<int> rows) {
-  return {std::clamp(cols.value_or(limits::kPaneColsDefault), limits::kPaneColsMin,
-                     limits::kPaneColsMax),
-          std::clamp(rows.value_or(limits::kPaneRowsDefault), limits::kPaneRowsMin,
-                     limits::kPaneRowsMax)};
+  return clamp_pty_size(cols.value_or(limits::kPaneColsDefault),
+                        rows.value_or(limits::kPaneRowsDefault));
 }
 
 std::vector<std::string> broker_environment() {
@@ -110,8 +108,8 @@ Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
 
 // Lineage (model.md): root = the parent's root, else the parent.
 Status apply_lineage(const Store& store, const p::PaneSpawnParams& params, p::Pane& pane) {
-  if (params.label && params.label->size() > p::kPaneLabelMaxChars)
-    return field_error("label", "at most 128 characters");
+  if (params.label && code_point_count(*params.label) > p::kPaneLabelMaxChars)
+    return field_error("label", "at most " + std::to_string(p::kPaneLabelMaxChars) + " characters");
   pane.label = params.label;
   if (!params.parent_pane_id) return {};
   SIGNALTTY_TRY(const p::Pane* parent, store.find_pane(*params.parent_pane_id));
@@ -128,33 +126,46 @@ p::AgentKind hinted_kind(const std::optional<std::string>& hint) {
   return kind.ok() ? *kind : p::AgentKind::None;
 }
 
+// Publishes a launched pane; a pane that cannot be published has its
+// ptyhost closed.
+void publish(Services& services, Txn& txn, Result<Launched> launched, p::Pane pane,
+             const std::optional<std::string>& split_of, p::SplitDir dir,
+             const Reply<p::PaneLaunchResult>& reply) {
+  if (!launched.ok()) return reply(std::move(launched).error());
+  pane.pid = launched->child_pid;
+  pane.ptyhost_pid = launched->ptyhost_pid;
+  const std::string id = pane.id;
+  auto added = services.store.add_pane(txn, std::move(pane), split_of, dir);
+  if (!added.ok()) {
+    services.supervisor.discard(id);
+    return reply(std::move(added).error());
+  }
+  services.supervisor.push_meta(added->id);
+  reply(p::PaneLaunchResult{*added, std::nullopt});
+  // The record must survive a crash right after the launch.
+  services.pipeline.after_durable([&services] {
+    [[maybe_unused]] Status saved = services.snapshots.save_now();
+  });
+}
+
 // Starts the draft's ptyhost, then publishes the pane in its tab (a new
-// "agents" tab when `tab_id` is empty) and saves the snapshot at once.
+// "agents" tab when `tab_id` is empty) and saves the snapshot at once. A
+// close of the workspace or tab that starts meanwhile waits for the
+// publication (store_launches.hpp); one already under way refuses the launch.
 void launch_and_publish(Ctx& ctx, PaneDraft draft, std::string tab_id,
                         std::optional<std::string> split_of, p::SplitDir dir,
                         Reply<p::PaneLaunchResult> reply) {
   Services& services = ctx.services;
   Txn& txn = ctx.txn;
+  auto ticket = services.store.launches().begin_launch(draft.pane.workspace_id, tab_id);
+  if (!ticket.ok()) return reply(std::move(ticket).error());
   draft.pane.tab_id = std::move(tab_id);
   services.supervisor.launch(
       std::move(draft.spec),
-      [&services, &txn, pane = std::move(draft.pane), split_of, dir,
+      [&services, &txn, pane = std::move(draft.pane), split_of, dir, ticket = *ticket,
        reply = std::move(reply)](Result<Launched> launched) mutable {
-        if (!launched.ok()) return reply(std::move(launched).error());
-        pane.pid = launched->child_pid;
-        pane.ptyhost_pid = launched->ptyhost_pid;
-        const std::string id = pane.id;
-        auto added = services.store.add_pane(txn, std::move(pane), split_of, dir);
-        if (!added.ok()) {
-          services.supervisor.discard(id);
-          return reply(std::move(added).error());
-        }
-        services.supervisor.push_meta(added->id);
-        reply(p::PaneLaunchResult{*added, std::nullopt});
-        // The record must survive a crash right after the launch.
-        services.pipeline.after_durable([&services] {
-          [[maybe_unused]] Status saved = services.snapshots.save_now();
-        });
+        publish(services, txn, std::move(launched), std::move(pane), split_of, dir, reply);
+        LaunchGate::end_launch(ticket);
       });
 }
 

@@ -6,11 +6,11 @@
 // attach reply on the same connection.
 #include "broker/event_pipeline.hpp"
 #include "broker/handlers.hpp"
+#include "broker/snapshot_store.hpp"
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
 #include "broker/viewers.hpp"
 #include "common/base64.hpp"
-#include "common/limits.hpp"
 
 namespace signaltty::broker {
 namespace {
@@ -74,13 +74,19 @@ void handle(p::PaneAttach, Ctx& ctx, p::PaneAttachParams&& params,
   Txn& txn = ctx.txn;
   const std::string id = (*pane)->id;
   if (!params.cols) return take_snapshot(services, txn, ctx.session, id, params.mark_seen, std::move(reply));
-  const p::PtySize size{std::clamp(*params.cols, limits::kPaneColsMin, limits::kPaneColsMax),
-                        std::clamp(*params.rows, limits::kPaneRowsMin, limits::kPaneRowsMax)};
+  const p::PtySize size = clamp_pty_size(*params.cols, *params.rows);
   services.supervisor.resize(
       id, size, [&services, &txn, session = ctx.session, id, size, mark_seen = params.mark_seen,
                  reply = std::move(reply)](Status resized) mutable {
         if (!resized.ok()) return reply(std::move(resized).error());
-        [[maybe_unused]] auto stored = services.store.resize_pane(txn, id, size);
+        // The PTY has the new size whatever the snapshot does, so its
+        // pane.resized is committed on its own: a failed snapshot cannot
+        // drop the event while the store keeps the size.
+        Txn resize_txn;
+        auto stored = services.store.resize_pane(resize_txn, id, size);
+        if (!stored.ok()) return reply(std::move(stored).error());
+        if (!resize_txn.empty()) services.snapshots.mark_dirty();
+        services.pipeline.commit(std::move(resize_txn.events()), [] {});
         take_snapshot(services, txn, std::move(session), id, mark_seen, std::move(reply));
       });
 }

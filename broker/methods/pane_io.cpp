@@ -6,14 +6,33 @@
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
 #include "common/base64.hpp"
-#include "common/limits.hpp"
 
 namespace signaltty::broker {
 namespace {
 
+// model.md, Pane: `live` is {"state":"live"} while the child runs.
+constexpr std::string_view kPaneLiveState = "live";
+
 Result<std::string> find_pane_id(const Store& store, std::string_view key) {
   SIGNALTTY_TRY(const p::Pane* pane, store.find_pane(key));
   return pane->id;
+}
+
+// pty.md, Input: every failure carries details.written_bytes. A ptyhost
+// (perhaps one started by an older build) that refused before queueing
+// leaves it out: nothing was written for PANE_EXITED and RATE_LIMITED; for
+// anything else the count is unknown (null).
+Reply<p::PaneInputResult> with_written_bytes(Reply<p::PaneInputResult> reply) {
+  return [reply = std::move(reply)](Result<p::PaneInputResult> r) {
+    if (r.ok()) return reply(std::move(r));
+    Error e = std::move(r).error();
+    if (!e.details.is_object()) e.details = p::Json::object();
+    if (!e.details.contains("written_bytes")) {
+      const bool refused = e.code == ErrorCode::PaneExited || e.code == ErrorCode::RateLimited;
+      e.details["written_bytes"] = refused ? p::Json(0) : p::Json(nullptr);
+    }
+    reply(std::move(e));
+  };
 }
 
 template <class R>
@@ -40,17 +59,21 @@ void handle(p::PaneInput, Ctx& ctx, p::PaneInputParams&& params, Reply<p::PaneIn
     e.details = {{"field", "data_b64"}};
     return reply(std::move(e));
   }
-  auto id = find_pane_id(ctx.services.store, params.pane_id);
-  if (!id.ok()) return reply(std::move(id).error());
-  ctx.services.supervisor.input(*id, std::move(*bytes), deadline, std::move(reply));
+  auto pane = ctx.services.store.find_pane(params.pane_id);
+  if (!pane.ok()) return reply(std::move(pane).error());
+  // Nothing to write is written at once (a zero-byte write(2) would read
+  // as a failure); a pane without a running program still says so.
+  if (bytes->empty() && (*pane)->live.state == kPaneLiveState)
+    return reply(p::PaneInputResult{0});
+  ctx.services.supervisor.input((*pane)->id, std::move(*bytes), deadline,
+                                with_written_bytes(std::move(reply)));
 }
 
 // pty.md: clamp, TIOCSWINSZ (the ptyhost), store pty_size, pane.resized.
 void handle(p::PaneResize, Ctx& ctx, p::PaneResizeParams&& params, Reply<p::PaneResult> reply) {
   auto id = find_pane_id(ctx.services.store, params.pane_id);
   if (!id.ok()) return reply(std::move(id).error());
-  const p::PtySize size{std::clamp(params.cols, limits::kPaneColsMin, limits::kPaneColsMax),
-                        std::clamp(params.rows, limits::kPaneRowsMin, limits::kPaneRowsMax)};
+  const p::PtySize size = clamp_pty_size(params.cols, params.rows);
   Services& services = ctx.services;
   Txn& txn = ctx.txn;
   services.supervisor.resize(*id, size, [&services, &txn, id = *id, size,

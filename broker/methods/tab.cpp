@@ -3,9 +3,9 @@
 // Runs in: broker (io thread). Never: holds layout rules (broker/layout does).
 #include <csignal>
 
+#include "broker/close_panes.hpp"
 #include "broker/handlers.hpp"
 #include "broker/store.hpp"
-#include "broker/supervisor.hpp"
 
 namespace signaltty::broker {
 
@@ -16,22 +16,22 @@ Result<p::TabResult> handle(p::TabCreate, Ctx& ctx, p::TabCreateParams&& params)
 }
 
 // decisions.md §17: every pane is signalled at once and removed as it is
-// reaped (SIGKILL after 5 s); the tab goes, and the reply comes, after the
-// last one.
+// reaped (SIGKILL after 5 s), including the panes of launches in flight
+// into the tab (close_panes.hpp); the tab goes, and the reply comes, after
+// the last one.
 void handle(p::TabClose, Ctx& ctx, p::TabCloseParams&& params, Reply<p::ClosedResult> reply) {
   Store& store = ctx.services.store;
   auto tab = store.find_tab(params.tab_id);
   if (!tab.ok()) return reply(std::move(tab).error());
-  std::vector<std::string> pane_ids;
-  for (const p::Pane& pane : store.panes_of_tab(**tab)) pane_ids.push_back(pane.id);
   Txn& txn = ctx.txn;
+  const std::string id = (*tab)->id;
   const int signo = params.signal ? params.signal->number : SIGTERM;
-  ctx.services.supervisor.close_all(pane_ids, signo, [&store, &txn, id = (*tab)->id,
-                                                      reply = std::move(reply)] {
-    Status closed = store.close_tab(txn, id);
-    if (!closed.ok()) return reply(std::move(closed).error());
-    reply(p::ClosedResult{true});
-  });
+  close_panes_of(ctx.services, LaunchScope::tab((*tab)->workspace_id, id), signo,
+                 [&store, &txn, id, reply = std::move(reply)] {
+                   Status closed = store.close_tab(txn, id);
+                   if (!closed.ok()) return reply(std::move(closed).error());
+                   reply(p::ClosedResult{true});
+                 });
 }
 
 Result<p::TabResult> handle(p::TabSetLayout, Ctx& ctx, p::TabSetLayoutParams&& params) {

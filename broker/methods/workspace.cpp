@@ -3,9 +3,9 @@
 // Runs in: broker (io thread). Never: holds model rules (broker/store does).
 #include <csignal>
 
+#include "broker/close_panes.hpp"
 #include "broker/handlers.hpp"
 #include "broker/store.hpp"
-#include "broker/supervisor.hpp"
 
 namespace signaltty::broker {
 
@@ -33,22 +33,22 @@ Result<p::WorkspaceResult> handle(p::WorkspaceRename, Ctx& ctx,
   return p::WorkspaceResult{std::move(ws)};
 }
 
-// As tab.close: panes first (decisions.md §17), the workspace after.
+// As tab.close: every pane first, including those of launches in flight
+// (close_panes.hpp), the workspace after.
 void handle(p::WorkspaceClose, Ctx& ctx, p::WorkspaceCloseParams&& params,
             Reply<p::ClosedResult> reply) {
   Store& store = ctx.services.store;
   auto ws = store.find_workspace(params.workspace_id);
   if (!ws.ok()) return reply(std::move(ws).error());
-  std::vector<std::string> pane_ids;
-  for (const p::Pane& pane : store.panes_of_workspace(**ws)) pane_ids.push_back(pane.id);
   Txn& txn = ctx.txn;
+  const std::string id = (*ws)->id;
   const int signo = params.signal ? params.signal->number : SIGTERM;
-  ctx.services.supervisor.close_all(pane_ids, signo, [&store, &txn, id = (*ws)->id,
-                                                      reply = std::move(reply)] {
-    Status closed = store.close_workspace(txn, id);
-    if (!closed.ok()) return reply(std::move(closed).error());
-    reply(p::ClosedResult{true});
-  });
+  close_panes_of(ctx.services, LaunchScope::workspace(id), signo,
+                 [&store, &txn, id, reply = std::move(reply)] {
+                   Status closed = store.close_workspace(txn, id);
+                   if (!closed.ok()) return reply(std::move(closed).error());
+                   reply(p::ClosedResult{true});
+                 });
 }
 
 }  // namespace signaltty::broker

@@ -114,5 +114,16 @@ TEST(DisplayName, NameOfOnlyControlsIsBadParams) {
   EXPECT_FALSE(sanitize_display_name("", "name").ok());
 }
 
+TEST(CodePoints, CountsCodePointsNotBytes) {
+  EXPECT_EQ(code_point_count(""), 0u);
+  EXPECT_EQ(code_point_count("abc"), 3u);
+  EXPECT_EQ(code_point_count("\u00e9\u2026\U0001F600"), 3u);
+}
+
+TEST(NotificationText, KeepsNewlinesAndTabsAndDropsOtherControls) {
+  EXPECT_EQ(sanitize_notification_text("a\tb\nc\x1b]0;x\x07" "d\u0085e", 100), "a\tb\nc]0;xde");
+  EXPECT_EQ(sanitize_notification_text("\u00e9\u00e9\u00e9", 2), "\u00e9\u00e9");
+}
+
 }  // namespace
 }  // namespace signaltty::broker

@@ -7,6 +7,7 @@
 #include "broker/layout.hpp"
 #include "broker/store.hpp"
 #include "common/ids.hpp"
+#include "common/limits.hpp"
 
 namespace signaltty::broker {
 namespace {
@@ -204,6 +205,133 @@ TEST(StorePane, ResizeClampsAndEmitsOnlyOnChange) {
   Txn same;
   ASSERT_TRUE(f.store.resize_pane(same, a.id, {20, 200}).ok());
   EXPECT_TRUE(same.empty());
+}
+
+// model.md, Lifecycle axis: agent.* events carry {pane_id, lifecycle, prev}
+// (decisions.md §12 adds source, §14 the exit fields).
+TEST(StorePane, AgentExitedCarriesLifecycleAndPrev) {
+  Fixture f;
+  Pane a = f.add();
+  Txn txn;
+  ASSERT_TRUE(f.store.pane_exited(txn, a.id, 0, std::nullopt).ok());
+  const protocol::Json& payload = txn.events()[1].payload;
+  ASSERT_EQ(txn.events()[1].name, "agent.exited");
+  EXPECT_EQ(payload["lifecycle"], "exited");
+  EXPECT_EQ(payload["prev"], "unknown");
+  EXPECT_EQ(payload["source"], "exit");
+  EXPECT_EQ(payload["outcome"], "done");
+}
+
+NotificationDraft osc(const std::string& pane_id, std::optional<std::string> title,
+                      std::string body, std::string source = "osc777") {
+  return NotificationDraft{pane_id, std::move(title), std::move(body), protocol::Severity::Info,
+                           std::move(source)};
+}
+
+TEST(StorePane, AnOscNotificationIsARecordAnEventAndTheLastMessage) {
+  Fixture f;
+  Pane a = f.add();
+  Txn txn;
+  auto made = f.store.add_notification(txn, osc(a.id, "build", "done\x1b[31m red"));
+  ASSERT_TRUE(made.ok());
+  ASSERT_TRUE(made->has_value());
+  const protocol::Json& n = **made;
+  EXPECT_TRUE(n["id"].get<std::string>().starts_with("notif_"));
+  EXPECT_EQ(n["pane_id"], a.id);
+  EXPECT_EQ(n["workspace_id"], f.ws);
+  EXPECT_EQ(n["title"], "build");
+  EXPECT_EQ(n["body"], "done[31m red");  // the escape is neutralized
+  EXPECT_EQ(n["severity"], "info");
+  EXPECT_EQ(n["source"], "osc777");
+  EXPECT_EQ(names(txn), (std::vector<std::string>{"notification.created", "attention.created"}));
+  EXPECT_EQ(txn.events()[0].payload, protocol::Json({{"notification", n}}));
+  const Pane& now = **f.store.find_pane(a.id);
+  EXPECT_EQ(now.last_message, "build: done[31m red");
+  EXPECT_EQ(now.attention, Attention::Unread);
+  EXPECT_EQ(f.store.notifications().size(), 1u);
+}
+
+TEST(StorePane, LastMessageCutsTheBodyAtThreeHundredCharsOnlyWithATitle) {
+  Fixture f;
+  Pane a = f.add();
+  std::string body;
+  for (int i = 0; i < 301; ++i) body += "\u00e9";  // two bytes each
+  Txn txn;
+  ASSERT_TRUE(f.store.add_notification(txn, osc(a.id, "t", body)).ok());
+  std::string cut;
+  for (int i = 0; i < 300; ++i) cut += "\u00e9";
+  EXPECT_EQ((*f.store.find_pane(a.id))->last_message, "t: " + cut + "\u2026");
+  ASSERT_TRUE(f.store.add_notification(txn, osc(a.id, std::nullopt, body, "osc9")).ok());
+  EXPECT_EQ((*f.store.find_pane(a.id))->last_message, body);
+  EXPECT_EQ(f.store.notifications().back()["title"], "signaltty");
+}
+
+TEST(StorePane, AnOscProgressReportIsNoNotification) {
+  Fixture f;
+  Pane a = f.add();
+  Txn txn;
+  auto progress = f.store.add_notification(txn, osc(a.id, std::nullopt, "4;1;50", "osc9"));
+  ASSERT_TRUE(progress.ok());
+  EXPECT_FALSE(progress->has_value());
+  EXPECT_TRUE(txn.empty());
+  EXPECT_TRUE(f.store.notifications().empty());
+  EXPECT_EQ((*f.store.find_pane(a.id))->attention, Attention::None);
+}
+
+TEST(StorePane, TheServerKeepsTheLastTwoHundredNotificationsAndSavesThem) {
+  Fixture f;
+  Pane a = f.add();
+  Txn txn;
+  for (int i = 0; i < 205; ++i)
+    ASSERT_TRUE(f.store.add_notification(txn, osc(a.id, std::nullopt, "n" + std::to_string(i))).ok());
+  ASSERT_EQ(f.store.notifications().size(), 200u);
+  EXPECT_EQ(f.store.notifications().front()["body"], "n5");
+  auto restored = Store::from_snapshot(f.store.to_snapshot());
+  ASSERT_TRUE(restored.ok());
+  ASSERT_EQ(restored->notifications().size(), 200u);
+  EXPECT_EQ(restored->notifications().back()["body"], "n204");
+}
+
+TEST(StorePane, SeverityRaisesAttentionAndANotificationForAnUnknownPaneIsRefused) {
+  Fixture f;
+  Pane a = f.add();
+  Txn txn;
+  NotificationDraft warn = osc(a.id, "t", "b");
+  warn.severity = protocol::Severity::Error;
+  ASSERT_TRUE(f.store.add_notification(txn, warn).ok());
+  EXPECT_EQ((*f.store.find_pane(a.id))->attention, Attention::Error);
+  Txn refused;
+  auto unknown = f.store.add_notification(refused, osc("pane_00000000000000000000000000000000", "t", "b"));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, ErrorCode::NoSuchPane);
+  EXPECT_TRUE(refused.empty());
+}
+
+// pty.md, Output path: touch last_activity_at, no event; rate-limited so
+// output is never journaled or counted as a change.
+TEST(StorePane, OutputMovesLastActivityAtMostOncePerIntervalWithoutAnEvent) {
+  std::string now = "2026-11-30T00:00:00.000Z";
+  Store store{[&now] { return now; }};
+  Txn setup;
+  const std::string ws = store.create_workspace(setup, "w", "/").value().id;
+  Pane draft;
+  draft.id = new_id("pane");
+  draft.workspace_id = ws;
+  draft.title = "cat";
+  draft.last_activity_at = now;
+  ASSERT_TRUE(store.add_pane(setup, draft).ok());
+  const std::uint64_t revision = store.revision();
+  const auto t0 = std::chrono::steady_clock::now();
+  now = "2026-11-30T00:00:05.000Z";
+  store.note_output(draft.id, t0);
+  EXPECT_EQ((*store.find_pane(draft.id))->last_activity_at, "2026-11-30T00:00:05.000Z");
+  now = "2026-11-30T00:00:05.500Z";
+  store.note_output(draft.id, t0 + limits::kActivityTouchInterval / 2);
+  EXPECT_EQ((*store.find_pane(draft.id))->last_activity_at, "2026-11-30T00:00:05.000Z");
+  now = "2026-11-30T00:00:06.000Z";
+  store.note_output(draft.id, t0 + limits::kActivityTouchInterval);
+  EXPECT_EQ((*store.find_pane(draft.id))->last_activity_at, "2026-11-30T00:00:06.000Z");
+  EXPECT_EQ(store.revision(), revision);
 }
 
 }  // namespace

@@ -367,13 +367,33 @@ TEST_F(StoreTest, ClosingAnUnknownTabIsNoSuchTab) {
   EXPECT_TRUE(txn.empty());
 }
 
-TEST_F(StoreTest, ClosingATabClosesItsPanesFirst) {
+// decisions.md §17: a pane record goes only once its child is reaped
+// (remove_pane); closing its tab or workspace never drops it.
+TEST_F(StoreTest, ClosingATabOrWorkspaceThatStillHoldsPanesIsPanesAliveAndChangesNothing) {
+  restore_with_panes(2);
+  const Model before = model_of(store_);
+  const std::string ws_id = (*store_.find_tab(tab_id_))->workspace_id;
+  Txn txn;
+  auto tab = store_.close_tab(txn, tab_id_);
+  ASSERT_FALSE(tab.ok());
+  EXPECT_EQ(tab.error().code, ErrorCode::PanesAlive);
+  EXPECT_EQ(tab.error().details["pane_ids"].size(), 2u);
+  auto ws = store_.close_workspace(txn, ws_id);
+  ASSERT_FALSE(ws.ok());
+  EXPECT_EQ(ws.error().code, ErrorCode::PanesAlive);
+  EXPECT_TRUE(txn.empty());
+  EXPECT_EQ(model_of(store_), before);
+}
+
+TEST_F(StoreTest, ATabIsClosedOnceItsPanesAreRemoved) {
   restore_with_panes(2);
   Txn txn;
-  ASSERT_TRUE(store_.close_tab(txn, tab_id_).ok());
-  EXPECT_EQ(event_names(txn),
-            (std::vector<std::string>{name_of<ev::PaneClosed>(), name_of<ev::PaneClosed>(),
-                                      name_of<ev::TabClosed>(), name_of<ev::WorkspaceUpdated>()}));
+  for (const protocol::Pane& pane : store_.list_panes())
+    ASSERT_TRUE(store_.remove_pane(txn, pane.id).ok());
+  Txn close;
+  ASSERT_TRUE(store_.close_tab(close, tab_id_).ok());
+  EXPECT_EQ(event_names(close),
+            (std::vector<std::string>{name_of<ev::TabClosed>(), name_of<ev::WorkspaceUpdated>()}));
   EXPECT_EQ(store_.pane_count(), 0u);
 }
 
@@ -385,7 +405,7 @@ TEST_F(StoreTest, CloseWorkspaceClosesEachTabThenTheWorkspace) {
   Tab b = create_tab(ws);
   Workspace other = create_ws("other");
   Txn txn;
-  ASSERT_TRUE(store_.close_workspace(txn, "api", protocol::SignalName{9, "KILL"}).ok());
+  ASSERT_TRUE(store_.close_workspace(txn, "api").ok());
   ASSERT_EQ(event_names(txn),
             (std::vector<std::string>{name_of<ev::TabClosed>(), name_of<ev::TabClosed>(),
                                       name_of<ev::WorkspaceClosed>()}));

@@ -1,0 +1,171 @@
+// tests/integration/close_race_test.cpp: workspace.close and tab.close
+// racing pane launches on the same workspace from another connection
+// (seeds/08-ipc.md: launch and publication complete before a concurrent
+// close can remove the tab or workspace; decisions.md §17: a pane is
+// removed only once its child is reaped). Whatever the interleaving, no
+// ptyhost or program the test started outlives the close without a pane
+// record, and every launch either published a pane the close then closed
+// or was refused.
+// Runs in: the integration test binary.
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <cstring>
+#include <set>
+
+#include "tests/integration/pane_support.hpp"
+
+namespace signaltty::itest {
+namespace {
+
+using CloseRace = PaneTest;
+
+constexpr int kRounds = 3;
+constexpr int kLaunchesPerRound = 3;
+
+// A pane that takes a moment to go after TERM, so launches in flight can
+// publish while the close waits for it.
+const std::vector<std::string> kSlowToClose = {
+    "/bin/sh", "-c", "trap 'sleep 1; exit 0' TERM; echo ready; sleep 1000 & wait"};
+const std::vector<std::string> kSleeper = {"sleep", "1000"};
+
+// Takes a ptyhost over as a broker would (its Hello read, a HelloAck
+// sent), so the ptyhost hangs up on the real broker, which links again.
+UniqueFd take_over_ptyhost(const std::string& socket_path) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, socket_path.c_str(), sizeof addr.sun_path - 1);
+  if (!fd || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    throw HarnessError("connect " + socket_path + " failed");
+  std::string in;
+  char buf[4096];
+  auto frame_len = [&] {
+    std::uint32_t len = 0;
+    for (int i = 3; i >= 0; --i) len = (len << 8) | static_cast<unsigned char>(in[i]);
+    return len;
+  };
+  while (in.size() < 4 || in.size() < 4 + frame_len()) {
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n <= 0) throw HarnessError("the ptyhost sent no hello");
+    in.append(buf, static_cast<std::size_t>(n));
+  }
+  const std::string ack = Json{{"op", "hello"}, {"version", 1}, {"features", 0}}.dump();
+  std::string frame(4, '\0');
+  const auto len = static_cast<std::uint32_t>(ack.size() + 1);
+  for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((len >> (8 * i)) & 0xff);
+  frame += '\x01';
+  frame += ack;
+  if (::write(fd.get(), frame.data(), frame.size()) != static_cast<ssize_t>(frame.size()))
+    throw HarnessError("the hello ack was not written");
+  return fd;
+}
+
+// Refusals a launch may meet when the close was ordered first.
+bool refused_by_close(const Json& response) {
+  static const std::set<std::string> kCodes{"NO_SUCH_WORKSPACE", "NO_SUCH_TAB", "NO_SUCH_PANE"};
+  return kCodes.contains(error_code(response));
+}
+
+class CloseRaceTest : public CloseRace {
+ protected:
+  // Sends the launches and, right behind them on another connection, the
+  // close; checks the close's answer and every launch's.
+  void race(Client& launcher, Client& closer, std::string_view launch_method,
+            const std::vector<Json>& launches, std::string_view close_method,
+            const Json& close_params) {
+    std::vector<Json> ids;
+    for (const Json& params : launches) ids.push_back(launcher.send_request(launch_method, params));
+    const Json closed = closer.request(close_method, close_params, deadline_after(kStepTimeout * 2));
+    ASSERT_TRUE(is_ok(closed)) << closed.dump();
+    EXPECT_EQ(closed["result"], Json({{"closed", true}}));
+    for (const Json& id : ids) {
+      const Json response = launcher.await_response(id, deadline_after(kStepTimeout * 2));
+      if (is_ok(response)) {
+        published_.push_back(response["result"]["pane"]);
+      } else {
+        EXPECT_TRUE(refused_by_close(response)) << response.dump();
+      }
+    }
+  }
+
+  // No process of ours outlives the closes: every one belonged to a pane
+  // of a closed workspace or tab.
+  void expect_nothing_left() {
+    const bool gone = wait_until([this] { return leftovers().empty(); }, deadline_after());
+    EXPECT_TRUE(gone) << leftovers().size() << " process(es) left without a pane record; "
+                      << published_.size() << " launch(es) published";
+    for (const Json& pane : published_) {
+      EXPECT_FALSE(pid_alive(pane["pid"].get<pid_t>())) << pane.dump();
+      EXPECT_FALSE(pid_alive(pane["ptyhost_pid"].get<pid_t>())) << pane.dump();
+    }
+  }
+
+  Json slow_pane(Client& client, const std::string& ws) {
+    Json pane = spawn(client, ws, kSlowToClose);
+    wait_output(client, pane["id"], "ready");
+    return pane;
+  }
+
+  std::vector<Json> published_;
+};
+
+TEST_F(CloseRaceTest, WorkspaceCloseRacingSpawnsLeavesNoProcessWithoutAPaneRecord) {
+  start();
+  Client launcher = connect();
+  Client closer = connect();
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string ws = make_workspace(launcher, "race" + std::to_string(round))["id"];
+    slow_pane(launcher, ws);
+    std::vector<Json> spawns;
+    for (int i = 0; i < kLaunchesPerRound; ++i) {
+      const std::string tab = launcher.call("tab.create", {{"workspace_id", ws}})["tab"]["id"];
+      spawns.push_back({{"workspace_id", ws}, {"tab_id", tab}, {"argv", kSleeper}});
+    }
+    race(launcher, closer, "pane.spawn", spawns, "workspace.close", {{"workspace_id", ws}});
+    EXPECT_EQ(error_code(closer.request("workspace.get", {{"workspace_id", ws}})),
+              "NO_SUCH_WORKSPACE");
+    const Json listed = closer.call("workspace.list");
+    for (const Json& w : listed["workspaces"]) EXPECT_NE(w["id"], ws);
+  }
+  expect_nothing_left();
+}
+
+TEST_F(CloseRaceTest, TabCloseRacingSplitsLeavesNoProcessWithoutAPaneRecord) {
+  start();
+  Client launcher = connect();
+  Client closer = connect();
+  const std::string ws = make_workspace(launcher)["id"];
+  for (int round = 0; round < kRounds; ++round) {
+    const Json anchor = slow_pane(launcher, ws);
+    std::vector<Json> splits(kLaunchesPerRound,
+                             Json{{"pane_id", anchor["id"]}, {"argv", kSleeper}});
+    race(launcher, closer, "pane.split", splits, "tab.close", {{"tab_id", anchor["tab_id"]}});
+    const Json left = closer.call("workspace.get", {{"workspace_id", ws}});
+    EXPECT_TRUE(left["panes"].empty()) << left.dump();
+    for (const Json& tab : left["tabs"]) EXPECT_NE(tab["id"], anchor["tab_id"]);
+  }
+  expect_nothing_left();
+}
+
+// A close that meets a link being re-established waits for it and still
+// signals and reaps the child before the pane goes.
+TEST_F(CloseRaceTest, PaneCloseWhileTheBrokerLinksAgainReapsTheChildFirst) {
+  start();
+  Client client = connect();
+  const std::string ws = make_workspace(client)["id"];
+  for (int round = 0; round < kRounds; ++round) {
+    Json pane = spawn(client, ws, kSleeper);
+    const std::string socket = dirs_.socket_dir() + "/panes/" + pane["id"].get<std::string>() + ".sock";
+    UniqueFd fake = take_over_ptyhost(socket);
+    Json closed = client.request("pane.close", {{"pane_id", pane["id"]}},
+                                 deadline_after(kStepTimeout * 2));
+    ASSERT_TRUE(is_ok(closed)) << closed.dump();
+    EXPECT_TRUE(wait_gone(pane["pid"].get<pid_t>())) << "the child outlived its pane record";
+    EXPECT_TRUE(wait_gone(pane["ptyhost_pid"].get<pid_t>())) << "the ptyhost outlived its pane";
+    EXPECT_EQ(error_code(client.request("pane.get", {{"pane_id", pane["id"]}})), "NO_SUCH_PANE");
+  }
+}
+
+}  // namespace
+}  // namespace signaltty::itest
