@@ -1,46 +1,103 @@
 // broker/launcher.hpp: the launcher, a tiny process forked from the broker
 // at startup before the broker has threads or confines itself. On request
 // over its socketpair it double-forks, starts a new session and execs
-// signaltty-ptyhost with a clean environment and only fds 0-2 (design.md,
-// "Who starts whom"). Panes thus never inherit the broker's confinement.
-// Runs in: broker (the client half) and the launcher process (the loop).
+// signaltty-ptyhost with a clean environment, the user's umask and core
+// limit, and only fds 0-2 (design.md, "Who starts whom"). Panes thus never
+// inherit the broker's confinement.
+// Runs in: broker (the client half, on the io thread, never blocking it)
+// and the launcher process (the loop).
 // Never: execs anything but the ptyhost path fixed at fork time, or takes
-// argv from the broker: a request is a pane id, validated, nothing more.
+// argv from the broker: a request is an id and a pane id, validated,
+// nothing more.
+//
+// The channel is SOCK_SEQPACKET, one message per request or reply:
+//   request  "<id> <pane_id>"
+//   reply    "<id> ok <ptyhost_pid>"  or  "<id> err <errno> <what>"
+// The broker matches each reply to its request by id; a reply to an id it
+// does not wait for (one that timed out) is logged and dropped.
+//
+// Usage:
+//   SIGNALTTY_TRY(auto launcher, Launcher::start(io, config));  // single-threaded still
+//   launcher->launch(pane_id, [](Result<pid_t> ptyhost_pid) { ... });  // on the io thread
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "common/errors.hpp"
 #include "common/unique_fd.hpp"
 
 namespace signaltty::broker {
 
+// The launcher answers within milliseconds (fork, exec); past this the
+// launch fails with TIMEOUT.
+inline constexpr std::chrono::milliseconds kLaunchTimeout{5000};
+
+// What the user's own processes get, recorded before the broker narrows
+// itself (umask 077, no core files): every ptyhost, and so every pane
+// program, starts with these rather than the broker's.
+struct UserProcessDefaults {
+  mode_t umask = 022;
+  rlimit core_limit{0, 0};
+};
+
 struct LauncherConfig {
   std::string ptyhost_path;  // absolute; next to signaltty-broker by default
   std::string panes_dir;     // $runtime/panes, handed to every ptyhost
   std::string broker_socket; // for ptyhosts to log against; never trusted
+  UserProcessDefaults user_defaults;
 };
 
 class Launcher {
  public:
-  // Forks the launcher. Call while the broker is still single-threaded.
-  static Result<Launcher> start(const LauncherConfig& config);
-  Launcher(Launcher&&) noexcept = default;
-  Launcher& operator=(Launcher&&) noexcept = default;
-  ~Launcher();
+  using LaunchDone = std::function<void(Result<pid_t> ptyhost_pid)>;
 
-  // Starts a ptyhost for `pane_id` and returns its pid once it has exec'd
-  // (SPAWN_FAILED with the reason otherwise). Blocking, bounded: the
-  // launcher answers within milliseconds or the call fails with TIMEOUT.
-  Result<pid_t> launch(const std::string& pane_id);
+  // Forks the launcher. Call while the broker is still single-threaded.
+  static Result<std::unique_ptr<Launcher>> start(boost::asio::io_context& io,
+                                                 const LauncherConfig& config);
+  // The client half over an already connected channel whose far end speaks
+  // the launcher's messages (`launcher_pid` -1: no process to reap).
+  Launcher(boost::asio::io_context& io, UniqueFd channel, pid_t launcher_pid);
+  // Closes the channel (the launcher exits on EOF) and reaps the launcher.
+  // Pending launches are dropped unanswered.
+  ~Launcher();
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  // Asks for a ptyhost for `pane_id`; `done` runs later on the io thread,
+  // exactly once: its pid once it has exec'd, SPAWN_FAILED with the reason,
+  // or TIMEOUT after kLaunchTimeout.
+  void launch(const std::string& pane_id, LaunchDone done);
   pid_t pid() const { return pid_; }
 
  private:
-  Launcher(UniqueFd channel, pid_t pid) : channel_(std::move(channel)), pid_(pid) {}
-  UniqueFd channel_;
+  struct Pending {
+    LaunchDone done;
+    std::unique_ptr<boost::asio::steady_timer> deadline;
+  };
+
+  void await_replies();
+  void on_readable();
+  void finish(std::uint64_t id, Result<pid_t> outcome);
+  void fail_all(const Error& error);
+
+  boost::asio::io_context& io_;
+  boost::asio::posix::stream_descriptor channel_;
   pid_t pid_ = -1;
+  std::uint64_t next_id_ = 1;
+  std::map<std::uint64_t, Pending> pending_;
+  bool reading_ = false;
 };
 
 // The path of signaltty-ptyhost beside the running executable.

@@ -1,4 +1,4 @@
-// broker/paths.cpp: directory rules, the instance lock, stale-socket probe.
+// broker/paths.cpp: directory rules, stale-socket probe.
 // Runs in: broker, at startup.
 #include "broker/paths.hpp"
 
@@ -13,8 +13,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <boost/interprocess/sync/file_lock.hpp>
-
 #include "common/fs.hpp"
 #include "common/unique_fd.hpp"
 
@@ -23,7 +21,6 @@ namespace {
 
 constexpr std::string_view kAppDir = "signaltty";
 constexpr std::string_view kSocketName = "signaltty.sock";
-constexpr std::string_view kLockName = "broker.lock";
 
 std::optional<std::string> env(const char* name) {
   const char* v = std::getenv(name);
@@ -97,30 +94,6 @@ Status ensure_private_dir_recursive(const std::string& dir) {
       return Error::from_errno(ErrorCode::IoError, "mkdir", errno, prefix);
   }
   return ensure_private_dir(dir);
-}
-
-struct InstanceLock::Impl {
-  UniqueFd fd;  // keeps the lock file open: closing any fd on it drops the lock
-  boost::interprocess::file_lock lock;
-};
-
-InstanceLock::InstanceLock(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-InstanceLock::~InstanceLock() = default;
-
-Result<std::unique_ptr<InstanceLock>> InstanceLock::acquire(const std::string& state_dir) {
-  const std::string path = fs::join(state_dir, kLockName);
-  auto impl = std::make_unique<Impl>();
-  impl->fd.reset(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!impl->fd) return Error::from_errno(ErrorCode::IoError, "open", errno, path);
-  try {
-    impl->lock = boost::interprocess::file_lock(path.c_str());
-    if (!impl->lock.try_lock())
-      return Error{ErrorCode::Forbidden,
-                   "another broker holds " + path + " (one broker per state directory)"};
-  } catch (const boost::interprocess::interprocess_exception& e) {
-    return Error{ErrorCode::IoError, "lock " + path + ": " + e.what()};
-  }
-  return std::unique_ptr<InstanceLock>(new InstanceLock(std::move(impl)));
 }
 
 Status claim_socket_path(const std::string& socket_path) {

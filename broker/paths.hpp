@@ -1,12 +1,11 @@
-// broker/paths.hpp: resolving and securing the broker's directories, the
-// single-instance lock, and the socket's "is a broker already there" probe
+// broker/paths.hpp: resolving and securing the broker's directories and
+// the socket's "is a broker already there" probe
 // (interface.md, Paths; security.md, Transport and identity).
 // Runs in: broker, before the listener exists.
 // Never: loosens a directory it did not create; a runtime dir owned by
 // another uid or open to group/world is refused, not repaired.
 #pragma once
 
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -35,19 +34,6 @@ Result<ResolvedPaths> resolve_paths(const PathOverrides& overrides);
 Status ensure_private_dir(const std::string& dir);
 // Like ensure_private_dir, creating missing parents (state dirs).
 Status ensure_private_dir_recursive(const std::string& dir);
-
-// Holds the state dir's broker.lock for the process's lifetime.
-class InstanceLock {
- public:
-  static Result<std::unique_ptr<InstanceLock>> acquire(const std::string& state_dir);
-  ~InstanceLock();
-
-  struct Impl;
-
- private:
-  explicit InstanceLock(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
 
 // A live broker answering on `socket_path` → error (refuse to start); a
 // stale socket file → removed; anything else at that path → error.

@@ -9,6 +9,7 @@
 #include <boost/asio/write.hpp>
 
 #include "common/ids.hpp"
+#include "common/close_on_exec.hpp"
 #include "common/log.hpp"
 #include "common/protocol/codec.hpp"
 
@@ -80,6 +81,8 @@ void PtyhostLink::start(Options options, Handlers handlers, StartFn done) {
 void PtyhostLink::try_connect() {
   boost::system::error_code ignored;
   socket_.close(ignored);
+  socket_.open(Local(), ignored);
+  set_close_on_exec(socket_.native_handle());
   socket_.async_connect(Local::endpoint(path_),
                         [self = shared_from_this()](const boost::system::error_code& ec) {
                           self->on_connected(ec);

@@ -18,7 +18,9 @@
 #include "broker/connection.hpp"
 #include "broker/event_hub.hpp"
 #include "broker/event_pipeline.hpp"
+#include "broker/instance_lock.hpp"
 #include "broker/launcher.hpp"
+#include "broker/pane_socket_sweep.hpp"
 #include "broker/paths.hpp"
 #include "broker/router.hpp"
 #include "broker/sequence_reservation.hpp"
@@ -26,8 +28,10 @@
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
 #include "broker/viewers.hpp"
+#include "common/close_on_exec.hpp"
 #include "common/fs.hpp"
 #include "common/log.hpp"
+#include "common/protocol/ptyhost_handshake.hpp"
 
 namespace signaltty::broker {
 namespace asio = boost::asio;
@@ -46,15 +50,22 @@ constexpr std::chrono::milliseconds kAdoptionBudget{10000};
 constexpr std::string_view kPanesDirName = "panes";
 
 // security.md, broker: not dumpable, no core files, private file modes.
-void harden_process() {
-  ::umask(077);
+// Returns what the user's processes had, for the panes: only the soft core
+// limit is lowered, so a ptyhost can be given the user's back.
+UserProcessDefaults harden_process() {
+  UserProcessDefaults user;
+  user.umask = ::umask(077);
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  rlimit no_core{0, 0};
-  ::setrlimit(RLIMIT_CORE, &no_core);
+  if (::getrlimit(RLIMIT_CORE, &user.core_limit) == 0) {
+    rlimit no_core = user.core_limit;
+    no_core.rlim_cur = 0;
+    ::setrlimit(RLIMIT_CORE, &no_core);
+  }
   // A write past RLIMIT_FSIZE must fail with EFBIG (and stop us through the
   // journal's failure path), not kill us before we can say why.
   std::signal(SIGXFSZ, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);
+  return user;
 }
 
 Result<Store> load_store(const std::string& state_dir) {
@@ -69,7 +80,8 @@ struct Server::Impl {
   Config config;
   asio::io_context io{1};
   std::unique_ptr<Launcher> launcher;  // first: forked before any thread exists
-  std::unique_ptr<InstanceLock> lock;
+  std::unique_ptr<InstanceLock> state_lock;
+  std::unique_ptr<InstanceLock> panes_lock;  // also what ptyhosts check a peer against
   std::unique_ptr<AuditJournal> journal;
   std::unique_ptr<SequenceReservation> reservation;
   std::unique_ptr<Store> store;
@@ -83,15 +95,18 @@ struct Server::Impl {
   std::unique_ptr<Local::acceptor> acceptor;
   asio::signal_set signals{io, SIGTERM, SIGINT};
   asio::steady_timer accept_backoff{io};
+  asio::steady_timer socket_sweep{io};
   std::unordered_map<std::uint64_t, std::shared_ptr<Connection>> connections;
   std::uint64_t next_session_id = 1;
   bool stopping = false;
 
   std::string panes_dir() const { return fs::join(config.runtime_dir, kPanesDirName); }
-  Status start_launcher();
+  Status start_launcher(const UserProcessDefaults& user_defaults);
+  Status lock_dirs();
   Status open_state();
   void adopt_ptyhosts();
   Status listen();
+  void sweep_stale_sockets();
   void accept_next();
   void on_accept(Local::socket socket);
   void on_close(std::uint64_t id);
@@ -99,16 +114,27 @@ struct Server::Impl {
 };
 
 // design.md "Who starts whom": before any thread, before any confinement.
-Status Server::Impl::start_launcher() {
-  SIGNALTTY_TRY(Launcher started,
-                Launcher::start({default_ptyhost_path(), panes_dir(), config.socket_path}));
-  launcher = std::make_unique<Launcher>(std::move(started));
+Status Server::Impl::start_launcher(const UserProcessDefaults& user_defaults) {
+  SIGNALTTY_TRY(launcher, Launcher::start(io, {default_ptyhost_path(), panes_dir(),
+                                                config.socket_path, user_defaults}));
+  return {};
+}
+
+// One broker per state dir, and one per runtime dir's panes/: the second
+// lock is also the broker's identity towards every ptyhost there
+// (common/protocol/ptyhost_handshake.hpp). Both are taken before anything
+// in either directory is read or written.
+Status Server::Impl::lock_dirs() {
+  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir_recursive(config.state_dir));
+  SIGNALTTY_TRY(state_lock, InstanceLock::acquire(config.state_dir, kStateLockName));
+  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir(config.runtime_dir));
+  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir(panes_dir()));
+  SIGNALTTY_TRY(panes_lock,
+                InstanceLock::acquire(panes_dir(), protocol::ptyhost::kBrokerLockName));
   return {};
 }
 
 Status Server::Impl::open_state() {
-  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir_recursive(config.state_dir));
-  SIGNALTTY_TRY(lock, InstanceLock::acquire(config.state_dir));
   SIGNALTTY_TRY(journal, AuditJournal::open(config.state_dir));
   SIGNALTTY_TRY(auto reserved, SequenceReservation::open(config.state_dir, journal->max_seq()));
   reservation = std::make_unique<SequenceReservation>(std::move(reserved));
@@ -160,7 +186,20 @@ Status Server::Impl::listen() {
   if (ec) return Error{ErrorCode::IoError, "listen on " + config.socket_path + ": " + ec.message()};
   if (::chmod(config.socket_path.c_str(), 0600) != 0)
     return Error::from_errno(ErrorCode::IoError, "chmod", errno, config.socket_path);
+  set_close_on_exec(acceptor->native_handle());
   return {};
+}
+
+// Ptyhosts leave their socket behind when they exit (their sandbox cannot
+// unlink); names of panes the store no longer holds are cleared here.
+void Server::Impl::sweep_stale_sockets() {
+  const std::size_t removed = remove_stale_pane_sockets(
+      panes_dir(), [this](const std::string& pane_id) { return store->find_pane(pane_id).ok(); });
+  if (removed > 0) log::debug(std::to_string(removed) + " stale pane sockets removed");
+  socket_sweep.expires_after(kStaleSocketSweepInterval);
+  socket_sweep.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec && !stopping) sweep_stale_sockets();
+  });
 }
 
 void Server::Impl::accept_next() {
@@ -182,6 +221,7 @@ void Server::Impl::accept_next() {
 }
 
 void Server::Impl::on_accept(Local::socket socket) {
+  set_close_on_exec(socket.native_handle());
   const std::uint64_t id = next_session_id++;
   auto conn = std::make_shared<Connection>(
       std::move(socket), id, config.client_queue_cap_bytes,
@@ -208,6 +248,7 @@ void Server::Impl::stop(std::string_view why) {
   acceptor->close(ignored);
   signals.cancel(ignored);
   accept_backoff.cancel();
+  socket_sweep.cancel();
   // persistence.md: tails first, then the snapshot.
   supervisor->save_tails_now([this] {
     if (auto saved = snapshots->save_now(); !saved.ok())
@@ -227,13 +268,12 @@ Server::~Server() {
 }
 
 Result<std::unique_ptr<Server>> Server::create(const Config& config) {
-  harden_process();
+  const UserProcessDefaults user_defaults = harden_process();
   auto impl = std::make_unique<Impl>();
   impl->config = config;
-  SIGNALTTY_RETURN_IF_ERROR(impl->start_launcher());
+  SIGNALTTY_RETURN_IF_ERROR(impl->start_launcher(user_defaults));
+  SIGNALTTY_RETURN_IF_ERROR(impl->lock_dirs());
   SIGNALTTY_RETURN_IF_ERROR(impl->open_state());
-  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir(config.runtime_dir));
-  SIGNALTTY_RETURN_IF_ERROR(ensure_private_dir(impl->panes_dir()));
   // A live broker on the socket refuses this start before any ptyhost is touched.
   SIGNALTTY_RETURN_IF_ERROR(claim_socket_path(config.socket_path));
   impl->adopt_ptyhosts();
@@ -247,6 +287,7 @@ int Server::run() {
     if (!ec) s.stop(signo == SIGTERM ? "SIGTERM" : "SIGINT");
   });
   s.accept_next();
+  s.sweep_stale_sockets();
   log::info("listening on " + s.config.socket_path + " (state " + s.config.state_dir + ")");
   s.io.run();
   // Let queued replies reach their clients before the sockets close.

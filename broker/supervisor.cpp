@@ -161,7 +161,16 @@ PtyhostLink::Handlers Supervisor::handlers_for(const std::string& pane_id,
 // ---- launch ----------------------------------------------------------------------
 
 void Supervisor::launch(LaunchSpec spec, std::function<void(Result<Launched>)> done) {
-  auto launched = launcher_.launch(spec.pane_id);
+  std::weak_ptr<int> alive = alive_;
+  const std::string pane_id = spec.pane_id;
+  launcher_.launch(pane_id, [this, alive, spec = std::move(spec),
+                             done = std::move(done)](Result<pid_t> launched) mutable {
+    if (!alive.expired()) link_launched(std::move(spec), std::move(launched), std::move(done));
+  });
+}
+
+void Supervisor::link_launched(LaunchSpec spec, Result<pid_t> launched,
+                               std::function<void(Result<Launched>)> done) {
   if (!launched.ok()) {
     Error e = std::move(launched).error();
     e.code = ErrorCode::SpawnFailed;

@@ -190,6 +190,9 @@ class Supervisor {
 
   // Output, events and the link's end, for the link of `pane_id`.
   PtyhostLink::Handlers handlers_for(const std::string& pane_id, const PtyhostLink* link);
+  // launch(), once the launcher has answered: link to the ptyhost and spawn.
+  void link_launched(LaunchSpec spec, Result<pid_t> launched,
+                     std::function<void(Result<Launched>)> done);
   Host* host(const std::string& pane_id);
   void on_event(const std::string& pane_id, const wire::Event& event);
   void on_exited(const std::string& pane_id, const wire::ExitStatus& exit);

@@ -13,6 +13,7 @@
 #include "common/limits.hpp"
 #include "common/log.hpp"
 #include "common/pane_size.hpp"
+#include "common/protocol/ptyhost_handshake.hpp"
 #include "common/protocol/signal_name.hpp"
 #include "ptyhost/broker_service.hpp"
 #include "ptyhost/sandbox.hpp"
@@ -22,6 +23,7 @@ namespace signaltty::ptyhost {
 namespace {
 
 namespace wire = protocol::ptyhost;
+using protocol::ptyhost::kPtyhostHandshakeTimeout;
 namespace pane_limits = ::signaltty::limits;
 using protocol::Json;
 using std::chrono::milliseconds;
@@ -158,13 +160,26 @@ void PaneHost::on_accepted(const boost::system::error_code& ec,
     return;
   }
   accept_next();
-  if (Status peer = check_peer_uid(socket.native_handle()); !peer.ok()) {
+  if (Status peer = socket_.broker.check(socket.native_handle()); !peer.ok()) {
     log::warn("refused connection: " + peer.error().message);
-    return;  // the socket closes here
+    return;  // the socket closes here, unanswered
   }
   if (pending_.size() >= kMaxPendingBrokers) pending_.front()->close("too many handshakes");
   pending_.push_back(std::make_shared<BrokerService>(std::move(socket), *this));
   pending_.back()->start();
+  arm_handshake_deadline(pending_.back());
+}
+
+// A connection still short of HelloAck at the deadline is dropped.
+void PaneHost::arm_handshake_deadline(const std::shared_ptr<BrokerService>& service) {
+  auto timer = std::make_shared<boost::asio::steady_timer>(io_, kPtyhostHandshakeTimeout);
+  timer->async_wait([this, timer, weak = std::weak_ptr<BrokerService>(service)](
+                        const boost::system::error_code& ec) {
+    auto pending = weak.lock();
+    if (ec || !pending) return;
+    if (std::find(pending_.begin(), pending_.end(), pending) != pending_.end())
+      pending->close("no HelloAck within the handshake timeout");
+  });
 }
 
 // A connection replaces the live broker once it has completed the
@@ -247,7 +262,7 @@ Status PaneHost::start_program(const wire::SpawnRequest& request) {
   terminal_->resize(size);
   master_.assign(pty.master.release());
   log::info("spawned the pane's program, pid " + std::to_string(child_.pid()));
-  if (Status confined = enter_sandbox({child_.pid(), socket_.dir.get()}); !confined.ok()) {
+  if (Status confined = enter_sandbox({child_.pid()}); !confined.ok()) {
     log::error("sandbox: " + confined.error().message);
     [[maybe_unused]] Status killed = child_.signal(SIGKILL, SignalTarget::Group);
     return Error{ErrorCode::Internal, "the ptyhost could not confine itself"};
@@ -517,7 +532,7 @@ void PaneHost::request_exit(int status) {
   if (exit_requested_) return;
   exit_requested_ = true;
   exit_status_ = status;
-  unlink_pane_socket(socket_);
+  // The socket's name stays: the broker removes it once nothing answers.
   boost::system::error_code ignored;
   acceptor_.close(ignored);
   stop_deadline_.expires_after(kStopFlushDeadline);

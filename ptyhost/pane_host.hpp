@@ -6,7 +6,8 @@
 // the terminal and output_offset at one instant (the attach snapshot is
 // exact without a lock).
 // Never: stops draining the PTY (connected or not, streaming or not),
-// serves a peer of another uid, or signals any pid but its child's.
+// serves a peer that is not the broker (ptyhost/peer_check.hpp), or
+// signals any pid but its child's.
 //
 // Lifecycle: start() → a broker connects and sends spawn → the program runs
 // and the ptyhost confines itself → output, requests, inputs → the program
@@ -88,6 +89,7 @@ class PaneHost {
   void accept_next();
   void on_accepted(const boost::system::error_code& ec,
                    boost::asio::local::stream_protocol::socket socket);
+  void arm_handshake_deadline(const std::shared_ptr<BrokerService>& service);
   void watch_sigchld();
   void on_sigchld();
   void arm_exit_grace();

@@ -1,7 +1,6 @@
 // ptyhost/pane_socket.cpp: directory checks, stale-socket handling, bind,
-// listen and publish of the pane's control socket; the peer uid check.
-// Runs in: ptyhost (before its sandbox for everything but check_peer_uid
-// and unlink_pane_socket).
+// listen and publish of the pane's control socket.
+// Runs in: ptyhost, at startup, before its sandbox.
 #include "ptyhost/pane_socket.hpp"
 
 #include <fcntl.h>
@@ -89,35 +88,21 @@ Result<PaneSocket> open_pane_socket(const std::string& dir, const std::string& p
   if (!is_pane_id(pane_id)) return bad_params("invalid pane id: " + pane_id);
   SIGNALTTY_TRY(UniqueFd dir_fd, open_socket_dir(dir));
   PaneSocket out;
-  out.name = pane_id + ".sock";
-  out.path = dir + "/" + out.name;
+  SIGNALTTY_TRY(out.broker, BrokerIdentity::open(dir_fd.get(), dir));
+  const std::string name = pane_id + ".sock";
+  out.path = dir + "/" + name;
   const std::string temp_name = "." + pane_id + ".tmp";
   SIGNALTTY_TRY(out.listener, listen_at(dir_fd.get(), temp_name, dir + "/" + temp_name));
   // Publish: fails with EEXIST rather than replace a socket that appeared
   // since clear_stale (two ptyhosts racing for one pane).
-  SIGNALTTY_RETURN_IF_ERROR(clear_stale(dir_fd.get(), out.name, out.path));
-  if (::renameat2(dir_fd.get(), temp_name.c_str(), dir_fd.get(), out.name.c_str(),
+  SIGNALTTY_RETURN_IF_ERROR(clear_stale(dir_fd.get(), name, out.path));
+  if (::renameat2(dir_fd.get(), temp_name.c_str(), dir_fd.get(), name.c_str(),
                   RENAME_NOREPLACE) != 0) {
     const int err = errno;
     ::unlinkat(dir_fd.get(), temp_name.c_str(), 0);
     return Error::from_errno(ErrorCode::IoError, "renameat2", err, out.path);
   }
-  out.dir = std::move(dir_fd);
   return out;
-}
-
-void unlink_pane_socket(const PaneSocket& socket) {
-  if (socket.dir) ::unlinkat(socket.dir.get(), socket.name.c_str(), 0);
-}
-
-Status check_peer_uid(int connected_fd) {
-  ucred cred{};
-  socklen_t len = sizeof cred;
-  if (::getsockopt(connected_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
-    return Error::from_errno(ErrorCode::Forbidden, "getsockopt", errno, "SO_PEERCRED");
-  if (cred.uid != ::geteuid())
-    return Error{ErrorCode::Forbidden, "peer uid " + std::to_string(cred.uid) + " is not ours"};
-  return {};
 }
 
 }  // namespace signaltty::ptyhost

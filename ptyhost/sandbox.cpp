@@ -2,8 +2,9 @@
 // no-new-privs, arch check, allowed calls with the reason for each, calls
 // allowed only on fixed arguments, default kill.
 // Runs in: ptyhost, once, after the spawn. Never: allows open, socket,
-// connect, execve, fork/clone, ptrace or anything that reaches a path other
-// than a name in the socket directory.
+// connect, execve, fork/clone, ptrace or anything that reaches a path
+// (unlinkat included: a dir fd does not hold in an absolute or `../` name,
+// so the broker removes stale sockets, not the ptyhost).
 //
 // Sanitizer builds (SIGNALTTY_SANITIZE, which adds -fsanitize=address): the
 // default action is SCMP_ACT_LOG instead of SCMP_ACT_KILL_PROCESS, because
@@ -53,7 +54,7 @@ constexpr AllowedCall kAllowed[] = {
     {"getsockopt", "SO_PEERCRED of a new connection; SO_ERROR"},
     {"shutdown", "dropping a broker connection"},
     {"close", "dropping connections, the PTY master after exit"},
-    {"fcntl", "O_NONBLOCK / FD_CLOEXEC on accepted sockets"},
+    {"fcntl", "O_NONBLOCK / FD_CLOEXEC on accepted sockets; F_GETLK on the broker lock"},
     {"epoll_wait", "the event loop"},
     {"epoll_pwait", "the event loop"},
     {"epoll_ctl", "registering connections and the PTY master"},
@@ -105,7 +106,6 @@ Status allow_narrow(scmp_filter_ctx ctx, const SandboxScope& scope) {
   const auto child = static_cast<std::uint32_t>(scope.child_pid);
   const auto group = static_cast<std::uint32_t>(-scope.child_pid);
   const auto self = static_cast<std::uint32_t>(::getpid());
-  const auto dir = static_cast<std::uint32_t>(scope.socket_dir_fd);
   struct Rule {
     int nr;
     scmp_arg_cmp arg;
@@ -116,7 +116,6 @@ Status allow_narrow(scmp_filter_ctx ctx, const SandboxScope& scope) {
       {SCMP_SYS(tgkill), SCMP_A0_32(SCMP_CMP_EQ, self), "abort() raising SIGABRT on ourselves"},
       {SCMP_SYS(ioctl), SCMP_A1_32(SCMP_CMP_EQ, TIOCSWINSZ), "resize: the PTY's window size"},
       {SCMP_SYS(ioctl), SCMP_A1_32(SCMP_CMP_EQ, FIONBIO), "non-blocking accepted sockets"},
-      {SCMP_SYS(unlinkat), SCMP_A0_32(SCMP_CMP_EQ, dir), "removing our socket at exit"},
   };
   for (const auto& rule : rules)
     if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, rule.nr, 1, rule.arg); rc != 0)
@@ -127,8 +126,7 @@ Status allow_narrow(scmp_filter_ctx ctx, const SandboxScope& scope) {
 }  // namespace
 
 Status enter_sandbox(const SandboxScope& scope) {
-  if (scope.child_pid <= 0 || scope.socket_dir_fd < 0)
-    return Error{ErrorCode::Internal, "enter_sandbox: no child or socket directory"};
+  if (scope.child_pid <= 0) return Error{ErrorCode::Internal, "enter_sandbox: no child"};
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return Error::from_errno(ErrorCode::Internal, "prctl", errno, "PR_SET_NO_NEW_PRIVS");
   FilterPtr filter(seccomp_init(kDefaultAction), &seccomp_release);

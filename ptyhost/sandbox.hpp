@@ -6,9 +6,9 @@
 //
 // After it the ptyhost can read and write the fds it holds (PTY master,
 // listening socket, the broker connection, its event loop's own fds),
-// accept connections, signal its child's pid or process group, reap it and
-// unlink names in its socket directory, and nothing else: no open, no
-// socket, no exec, no ptrace. Anything outside the allowlist kills the
+// accept connections, check a peer against the broker lock (getsockopt,
+// fcntl), signal its child's pid or process group and reap it, and nothing
+// else: no open, no unlink, no socket, no exec, no ptrace. Anything outside the allowlist kills the
 // process (SIGSYS), except in sanitizer builds (see sandbox.cpp).
 #pragma once
 
@@ -20,7 +20,6 @@ namespace signaltty::ptyhost {
 
 struct SandboxScope {
   pid_t child_pid = -1;  // kill(2) is allowed on this pid and its group only
-  int socket_dir_fd = -1;  // unlinkat(2) is allowed relative to this dir only
 };
 
 // PR_SET_NO_NEW_PRIVS, then the seccomp allowlist. On failure the process

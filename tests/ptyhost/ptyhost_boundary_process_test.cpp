@@ -93,12 +93,17 @@ TEST(PtyhostMalformed, MistypedParamsAreBadParamsAndTheBrokerStays) {
   EXPECT_TRUE(pane.broker.request("read", {{"mode", "screen"}}).ok);
 }
 
-// Connects as uid/gid 65534 and reports whether the ptyhost sent anything
-// (exit 1) or closed the connection at once (exit 0).
-int connect_as_nobody(const std::string& socket_path) {
+enum class PeerUid { Ours, Nobody };
+
+// Connects from a child process (as uid/gid 65534 for Nobody) and reports
+// whether the ptyhost sent anything (exit 1) or closed the connection at
+// once (exit 0).
+int connect_from_child(const std::string& socket_path, PeerUid uid) {
   pid_t pid = ::fork();
   if (pid == 0) {
-    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+    if (uid == PeerUid::Nobody &&
+        (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
+      ::_exit(3);
     int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
@@ -121,9 +126,30 @@ TEST(PtyhostPeer, ForeignUidIsRefusedAtAccept) {
   // Open the way for the other uid; the ptyhost's own check must still hold.
   ASSERT_EQ(::chmod(pane.dir.path().c_str(), 0711), 0);
   ASSERT_EQ(::chmod(pane.host.socket_path().c_str(), 0666), 0);
-  EXPECT_EQ(connect_as_nobody(pane.host.socket_path()), 0);
+  EXPECT_EQ(connect_from_child(pane.host.socket_path(), PeerUid::Nobody), 0);
   // The refused peer did not replace the live broker.
   EXPECT_TRUE(pane.broker.request("read", {{"mode", "screen"}}).ok);
+}
+
+// A pane's own program runs as our uid: only the pid holding the broker
+// lock is served (common/protocol/ptyhost_handshake.hpp).
+TEST(PtyhostPeer, SameUidProcessThatIsNotTheBrokerGetsNoHelloAndIsClosed) {
+  Pane pane;
+  ASSERT_TRUE(pane.spawn({"sleep", "1000"}).ok);
+  EXPECT_EQ(connect_from_child(pane.host.socket_path(), PeerUid::Ours), 0);
+  EXPECT_TRUE(pane.broker.request("read", {{"mode", "screen"}}).ok);
+}
+
+TEST(PtyhostPeer, SilentPeerIsDroppedAfterTheHandshakeTimeoutAndTheBrokerStaysLinked) {
+  Pane pane;
+  ASSERT_TRUE(pane.spawn({"sleep", "1000"}).ok);
+  TestBroker silent(pane.host.socket_path());
+  silent.read_hello();
+  // A broker that answers is not held up by it.
+  TestBroker next(pane.host.socket_path());
+  EXPECT_EQ(next.handshake()["child_pid"], pane.child_pid);
+  EXPECT_TRUE(silent.await_disconnect());
+  EXPECT_TRUE(next.request("read", {{"mode", "screen"}}).ok);
 }
 
 TEST(PtyhostPeer, SocketIsPrivate) {

@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "common/ids.hpp"
+#include "common/protocol/ptyhost_handshake.hpp"
 
 namespace signaltty::ptyhost::testing {
 namespace {
@@ -63,6 +64,13 @@ TempDir::TempDir() {
   char tmpl[] = "/tmp/sigtty-ptyhost-XXXXXX";
   if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
   path_ = tmpl;
+  const std::string lock_path = file(std::string(protocol::ptyhost::kBrokerLockName));
+  broker_lock_.reset(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (!broker_lock_ || ::fcntl(broker_lock_.get(), F_SETLK, &lock) != 0)
+    throw std::runtime_error("cannot take the broker lock in " + path_);
 }
 
 TempDir::~TempDir() {

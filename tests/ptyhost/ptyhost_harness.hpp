@@ -26,7 +26,9 @@ using Clock = std::chrono::steady_clock;
 
 inline constexpr std::chrono::seconds kDeadline{15};
 
-// mkdtemp (0700), removed with its contents at the end.
+// mkdtemp (0700), removed with its contents at the end. The test process
+// holds the directory's broker lock (common/protocol/ptyhost_handshake.hpp)
+// for the directory's life: it is the broker its ptyhosts accept.
 class TempDir {
  public:
   TempDir();
@@ -36,6 +38,7 @@ class TempDir {
 
  private:
   std::string path_;
+  UniqueFd broker_lock_;
 };
 
 // Waits up to `deadline` for `pid` (any process) to end, via a pidfd.

@@ -1,0 +1,41 @@
+// broker/launcher_process.hpp: the launcher's side (fork, its request loop,
+// the double fork and exec of a ptyhost) and the messages of its channel
+// (broker/launcher.hpp gives the format).
+// Runs in: broker (fork_launcher, and the message codec for the client) and
+// the launcher process, which never returns from its loop.
+// Never: runs anything between fork and exec but async-signal-safe calls
+// on data prepared before the fork.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "broker/launcher.hpp"
+#include "common/errors.hpp"
+#include "common/unique_fd.hpp"
+
+namespace signaltty::broker {
+
+// Forks the launcher, which keeps only `channel` (as fd 3) and fds 0-2.
+// Every signal is blocked across the fork; the launcher resets them.
+Result<pid_t> fork_launcher(const LauncherConfig& config, UniqueFd channel);
+
+struct LaunchRequest {
+  std::uint64_t id = 0;
+  std::string pane_id;
+};
+struct LaunchReply {
+  std::uint64_t id = 0;
+  Result<pid_t> outcome = Error{ErrorCode::Internal, "unset"};
+};
+
+std::string encode_launch_request(const LaunchRequest& request);
+std::optional<LaunchRequest> decode_launch_request(std::string_view message);
+std::string encode_launch_reply(const LaunchReply& reply);
+std::optional<LaunchReply> decode_launch_reply(std::string_view message);
+
+}  // namespace signaltty::broker
