@@ -58,7 +58,7 @@ void reset_signals() {
   ::dup3(report_fd, 3, O_CLOEXEC);
   close_fds_from(4);
   pid_t self = ::getpid();
-  [[maybe_unused]] auto n = ::write(3, &self, sizeof self);
+  if (::write(3, &self, sizeof self) != sizeof self) ::_exit(127);  // read as "no pid from child"
   const char* argv[] = {"signaltty-ptyhost", "--pane",  pane_id.c_str(), "--dir",
                         cfg.panes_dir.c_str(), "--broker-socket", cfg.broker_socket.c_str(),
                         nullptr};
@@ -66,7 +66,7 @@ void reset_signals() {
   ::execve(cfg.ptyhost_path.c_str(), const_cast<char* const*>(argv),
            const_cast<char* const*>(envp));
   int err = errno;
-  [[maybe_unused]] auto m = ::write(3, &err, sizeof err);
+  if (::write(3, &err, sizeof err) != sizeof err) ::_exit(127);  // unreported: read as exec'd, then its exit
   ::_exit(127);
 }
 

@@ -10,6 +10,7 @@
 #include "broker/supervisor.hpp"
 #include "broker/viewers.hpp"
 #include "common/base64.hpp"
+#include "common/check.hpp"
 #include "common/limits.hpp"
 
 namespace signaltty::broker {
@@ -20,10 +21,10 @@ namespace {
 void finish_attach(Services& services, Txn& txn, const std::shared_ptr<Session>& session,
                    const std::string& pane_id, bool mark_seen, AttachSnapshot snapshot,
                    const Reply<p::PaneAttachResult>& reply) {
-  if (mark_seen) {
-    [[maybe_unused]] Status seen = services.store.mark_pane_seen(txn, pane_id, "attach");
-  }
+  // A pane closed meanwhile fails here and in the lookup below, which answers it.
+  Status seen = mark_seen ? services.store.mark_pane_seen(txn, pane_id, "attach") : Status{};
   auto pane = services.store.find_pane(pane_id);
+  check_invariant(seen.ok() || !pane.ok(), "marking a present pane seen");
   if (!pane.ok()) {
     services.viewers.remove(session->session_id(), pane_id);
     return reply(std::move(pane).error());
@@ -80,7 +81,8 @@ void handle(p::PaneAttach, Ctx& ctx, p::PaneAttachParams&& params,
       id, size, [&services, &txn, session = ctx.session, id, size, mark_seen = params.mark_seen,
                  reply = std::move(reply)](Status resized) mutable {
         if (!resized.ok()) return reply(std::move(resized).error());
-        [[maybe_unused]] auto stored = services.store.resize_pane(txn, id, size);
+        auto stored = services.store.resize_pane(txn, id, size);  // fails once the pane closed
+        if (!stored.ok()) return reply(std::move(stored).error());
         take_snapshot(services, txn, std::move(session), id, mark_seen, std::move(reply));
       });
 }
