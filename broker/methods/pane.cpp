@@ -153,7 +153,7 @@ void launch_and_publish(Ctx& ctx, PaneDraft draft, std::string tab_id,
         reply(p::PaneLaunchResult{*added, std::nullopt});
         // The record must survive a crash right after the launch.
         services.pipeline.after_durable([&services] {
-          [[maybe_unused]] Status saved = services.snapshots.save_now();
+          services.snapshots.save_now_or_retry();
         });
       });
 }
