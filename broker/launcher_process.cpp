@@ -86,7 +86,8 @@ std::string err_body(int err, std::string_view what) {
   if (report_fd != kReportFd) ::dup3(report_fd, kReportFd, O_CLOEXEC);
   close_fds_from(kReportFd + 1);
   const pid_t self = ::getpid();
-  [[maybe_unused]] auto n = ::write(kReportFd, &self, sizeof self);
+  // Unreported, the broker reads "no pid from child".
+  if (::write(kReportFd, &self, sizeof self) != sizeof self) ::_exit(kExitExecFailed);
   const char* argv[] = {"signaltty-ptyhost", "--pane",  pane_id.c_str(), "--dir",
                         cfg.panes_dir.c_str(), "--broker-socket", cfg.broker_socket.c_str(),
                         nullptr};
@@ -94,7 +95,8 @@ std::string err_body(int err, std::string_view what) {
   ::execve(cfg.ptyhost_path.c_str(), const_cast<char* const*>(argv),
            const_cast<char* const*>(envp));
   const int err = errno;
-  [[maybe_unused]] auto m = ::write(kReportFd, &err, sizeof err);
+  // Unreported, the broker reads it as exec'd, then sees the exit.
+  if (::write(kReportFd, &err, sizeof err) != sizeof err) ::_exit(kExitExecFailed);
   ::_exit(kExitExecFailed);
 }
 

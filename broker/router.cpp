@@ -34,12 +34,11 @@ void finish(Services& services, const std::shared_ptr<Session>& session, const J
     return;
   }
   std::string line = protocol::encode_ok(id, protocol::encode(result.value()));
-  const bool changed = !txn.empty();
   services.pipeline.commit(std::move(txn.events()),
                            [session, line = std::move(line)]() mutable {
                              session->send(std::move(line));
                            });
-  if (changed && (M::flags & protocol::kMutating)) services.snapshots.mark_dirty();
+  services.snapshots.mark_if_changed();  // a change with no event (a seen time) included
 }
 
 template <class M>

@@ -21,6 +21,7 @@
 #include "broker/instance_lock.hpp"
 #include "broker/launcher.hpp"
 #include "broker/pane_socket_sweep.hpp"
+#include "broker/logind_watch.hpp"
 #include "broker/paths.hpp"
 #include "broker/router.hpp"
 #include "broker/sequence_reservation.hpp"
@@ -97,6 +98,7 @@ struct Server::Impl {
   asio::steady_timer accept_backoff{io};
   asio::steady_timer socket_sweep{io};
   std::unordered_map<std::uint64_t, std::shared_ptr<Connection>> connections;
+  std::unique_ptr<LogindWatch> logind;
   std::uint64_t next_session_id = 1;
   bool stopping = false;
 
@@ -111,6 +113,7 @@ struct Server::Impl {
   void on_accept(Local::socket socket);
   void on_close(std::uint64_t id);
   void stop(std::string_view why);
+  void watch_logind();
 };
 
 // design.md "Who starts whom": before any thread, before any confinement.
@@ -249,6 +252,7 @@ void Server::Impl::stop(std::string_view why) {
   signals.cancel(ignored);
   accept_backoff.cancel();
   socket_sweep.cancel();
+  if (logind) logind->stop();
   // persistence.md: tails first, then the snapshot.
   supervisor->save_tails_now([this] {
     if (auto saved = snapshots->save_now(); !saved.ok())
@@ -259,6 +263,23 @@ void Server::Impl::stop(std::string_view why) {
       io.stop();
     });
   });
+}
+
+// persistence.md, logind: save while holding the inhibitor, release it,
+// then stop normally; a failed save still releases and stops.
+void Server::Impl::watch_logind() {
+  if (!logind_enabled_from_env()) return;
+  logind = std::make_unique<LogindWatch>(io, system_bus_address_from_env(),
+                                         [this](LogindWatch::Release release) {
+    supervisor->save_tails_now([this, release = std::move(release)] {
+      if (auto saved = snapshots->save_now(); !saved.ok())
+        log::error("logind: save before shutdown failed (" + saved.error().message +
+                   "); stopping anyway");
+      release();
+      stop("logind PrepareForShutdown");
+    });
+  });
+  logind->start();
 }
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -288,6 +309,7 @@ int Server::run() {
   });
   s.accept_next();
   s.sweep_stale_sockets();
+  s.watch_logind();
   log::info("listening on " + s.config.socket_path + " (state " + s.config.state_dir + ")");
   s.io.run();
   // Let queued replies reach their clients before the sockets close.

@@ -14,6 +14,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "broker/snapshot_rotation.hpp"
 #include "common/fs.hpp"
 #include "common/ids.hpp"
 #include "common/log.hpp"
@@ -90,23 +91,29 @@ Result<std::optional<SnapshotDoc>> load_snapshot(const std::string& state_dir) {
   return std::optional<SnapshotDoc>{};
 }
 
-Status save_snapshot(const std::string& state_dir, const SnapshotDoc& doc) {
+Status save_snapshot(const std::string& state_dir, const SnapshotDoc& doc,
+                     std::chrono::system_clock::time_point now) {
   protocol::Json j = protocol::encode(doc);
-  if (doc.saved_at.empty()) j["saved_at"] = now_rfc3339();
-  const std::string text = j.dump(-1, ' ', false, protocol::Json::error_handler_t::replace);
-  return fs::write_file_durable(fs::join(state_dir, kSnapshotName), text + "\n", 0600);
+  if (doc.saved_at.empty()) j["saved_at"] = rfc3339_utc(now);
+  const std::string text =
+      j.dump(-1, ' ', false, protocol::Json::error_handler_t::replace) + "\n";
+  SIGNALTTY_RETURN_IF_ERROR(fs::write_file_durable(fs::join(state_dir, kSnapshotName), text, 0600));
+  if (auto copied = keep_rotating_copy(state_dir, doc, text, now); !copied.ok())
+    log::warn("snapshot: rotating copy not kept: " + copied.error().message);
+  return {};
 }
 
 // ---- scheduler ----------------------------------------------------------
 
 SnapshotScheduler::SnapshotScheduler(boost::asio::io_context& io, std::string state_dir,
                                      Provider provider, Revision revision,
-                                     std::chrono::milliseconds debounce)
+                                     std::chrono::milliseconds debounce, WallClock wall_clock)
     : io_(io),
       state_dir_(std::move(state_dir)),
       provider_(std::move(provider)),
       revision_(std::move(revision)),
       debounce_(debounce),
+      wall_clock_(std::move(wall_clock)),
       timer_(io) {}
 
 SnapshotScheduler::~SnapshotScheduler() {
@@ -128,6 +135,11 @@ void SnapshotScheduler::mark_dirty() {
     if (ec || alive.expired() || generation != timer_generation_) return;
     on_timer();
   });
+}
+
+void SnapshotScheduler::mark_if_changed() {
+  if (saved_revision_ == revision_()) return;
+  mark_dirty();
 }
 
 void SnapshotScheduler::on_timer() {
@@ -156,7 +168,7 @@ void SnapshotScheduler::on_timer() {
 Status SnapshotScheduler::write_generation(std::uint64_t generation, const SnapshotDoc& doc) {
   std::lock_guard lock(write_mu_);
   if (generation <= written_generation_) return {};  // a newer state already landed
-  SIGNALTTY_RETURN_IF_ERROR(save_snapshot(state_dir_, doc));
+  SIGNALTTY_RETURN_IF_ERROR(save_snapshot(state_dir_, doc, wall_clock_()));
   written_generation_ = generation;
   return {};
 }
@@ -173,7 +185,9 @@ void SnapshotScheduler::write_finished(std::uint64_t generation, std::uint64_t r
     }
   } else {
     ++saves_failed_;
-    log::error("snapshot: save failed, the server keeps running: " + status.error().message);
+    log::error("snapshot: save failed, the server keeps running and retries: " +
+               status.error().message);
+    dirty_while_writing_ = true;  // still pending: the next interval tries again
   }
   if (dirty_while_writing_) {
     dirty_while_writing_ = false;
@@ -198,6 +212,12 @@ Status SnapshotScheduler::save_now() {
   recorded_generation_ = generation;
   saved_revision_ = revision;
   return status;
+}
+
+void SnapshotScheduler::save_now_or_retry() {
+  if (save_now().ok()) return;  // save_now logged the error
+  log::error("snapshot: the change stays pending and is retried");
+  mark_dirty();
 }
 
 }  // namespace signaltty::broker

@@ -5,13 +5,15 @@
 // thread, its file writes on its own writer thread.
 // Never: discards a snapshot it cannot read (it is renamed aside or the
 // broker refuses to start); never stops the server because a save failed
-// (snapshot durability is independent of the journal).
+// (snapshot durability is independent of the journal); never forgets a
+// change whose save failed (it stays pending and is retried).
 //
 // Usage:
 //   SIGNALTTY_TRY(auto doc, load_snapshot(state_dir));   // nullopt: start empty
 //   SnapshotScheduler snapshots(io, state_dir, [&] { return store.snapshot(); },
 //                               [&] { return store.revision(); });
-//   snapshots.mark_dirty();          // after every structural change
+//   snapshots.mark_if_changed();     // after anything that may have changed the store
+//   snapshots.save_now_or_retry();   // a record that must survive a crash
 //   snapshots.save_now();            // orderly shutdown
 #pragma once
 
@@ -45,7 +47,10 @@ inline constexpr std::size_t kSnapshotMaxBytes = 256u << 20;
 Result<std::optional<SnapshotDoc>> load_snapshot(const std::string& state_dir);
 
 // temp (0600) → fsync → rename → fsync(dir). Stamps saved_at when empty.
-Status save_snapshot(const std::string& state_dir, const SnapshotDoc& doc);
+// Then keeps the rotating copy in snapshots/ (snapshot_rotation.hpp) as of
+// `now`; a failed copy is logged and does not fail the save.
+Status save_snapshot(const std::string& state_dir, const SnapshotDoc& doc,
+                     std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
 class SnapshotScheduler {
  public:
@@ -53,10 +58,13 @@ class SnapshotScheduler {
   // A number that changes whenever the model does; equal numbers mean
   // "nothing new to save".
   using Revision = std::function<std::uint64_t()>;
+  // The wall clock the rotating copies are dated by (tests inject one).
+  using WallClock = std::function<std::chrono::system_clock::time_point()>;
 
   SnapshotScheduler(boost::asio::io_context& io, std::string state_dir, Provider provider,
                     Revision revision,
-                    std::chrono::milliseconds debounce = limits::kSnapshotDebounce);
+                    std::chrono::milliseconds debounce = limits::kSnapshotDebounce,
+                    WallClock wall_clock = [] { return std::chrono::system_clock::now(); });
   // Waits for a write in progress; a pending (timer) save is dropped, so
   // call save_now() first at an orderly stop.
   ~SnapshotScheduler();
@@ -67,9 +75,16 @@ class SnapshotScheduler {
   // during that interval (or during a write) coalesce; the state saved is
   // built when the timer fires, so the latest state wins.
   void mark_dirty();
+  // mark_dirty() when the model's revision differs from the last one saved:
+  // any store change (one with no event too, e.g. a seen time) is flushed.
+  void mark_if_changed();
   // Saves the current state now, on the calling (io) thread; cancels the
   // pending timer. Used at shutdown.
   Status save_now();
+  // save_now() for a record that must survive a crash: a failure is logged
+  // with its error and the change stays pending, so the debounced save
+  // retries it.
+  void save_now_or_retry();
 
   // Io thread; for tests and server.status.
   std::uint64_t saves_completed() const { return saves_completed_; }
@@ -86,6 +101,7 @@ class SnapshotScheduler {
   Provider provider_;
   Revision revision_;
   const std::chrono::milliseconds debounce_;
+  const WallClock wall_clock_;
   boost::asio::steady_timer timer_;
 
   // Io thread.

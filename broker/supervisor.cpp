@@ -16,6 +16,7 @@
 #include "broker/snapshot_store.hpp"
 #include "broker/store.hpp"
 #include "broker/viewers.hpp"
+#include "common/check.hpp"
 #include "common/fs.hpp"
 #include "common/log.hpp"
 #include "common/unique_fd.hpp"
@@ -135,9 +136,9 @@ Supervisor::Host* Supervisor::host(const std::string& pane_id) {
 
 void Supervisor::commit(Txn& txn, std::function<void()> then) {
   if (!then) then = [] {};
+  snapshots_.mark_if_changed();  // a change with no event (a repeated bell) included
   if (txn.empty()) return pipeline_.after_durable(std::move(then));
   pipeline_.commit(std::move(txn.events()), std::move(then));
-  snapshots_.mark_dirty();
 }
 
 PtyhostLink::Handlers Supervisor::handlers_for(const std::string& pane_id,
@@ -355,8 +356,8 @@ void Supervisor::on_event(const std::string& pane_id, const wire::Event& event) 
     if (auto r = store_.set_pane_title(txn, pane_id, *event.title); !r.ok())
       log::warn("title of " + pane_id + ": " + r.error().message);
   } else if (event.kind == kEventBell) {
-    [[maybe_unused]] Status s =
-        store_.raise_pane_attention(txn, pane_id, protocol::Attention::Unread, std::nullopt);
+    check_invariant(store_.raise_pane_attention(txn, pane_id, protocol::Attention::Unread, {}),
+                    "bell of a hosted pane");
   } else if (event.kind == kEventNotification) {
     // model.md, Notification: OSC ones are severity info.
     NotificationDraft draft{pane_id, event.title, event.body.value_or(""),
@@ -452,9 +453,9 @@ void Supervisor::lost_ptyhost(const std::string& pane_id) {
   Txn txn;
   auto pane = store_.find_pane(pane_id);
   if (pane.ok() && (*pane)->live.state == "live") {
-    [[maybe_unused]] auto exited = store_.pane_exited(txn, pane_id, std::nullopt, std::nullopt);
+    check_invariant(store_.pane_exited(txn, pane_id, std::nullopt, std::nullopt), "exit of a live pane");
   }
-  [[maybe_unused]] auto restored = store_.pane_without_process(txn, pane_id);
+  if (pane.ok()) check_invariant(store_.pane_without_process(txn, pane_id), "pane of a lost ptyhost");
   commit(txn);
 }
 

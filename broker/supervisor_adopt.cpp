@@ -16,6 +16,7 @@
 #include "broker/event_pipeline.hpp"
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
+#include "common/check.hpp"
 #include "common/fs.hpp"
 #include "common/ids.hpp"
 #include "common/log.hpp"
@@ -145,14 +146,15 @@ void Supervisor::adopted(const std::string& pane_id, const std::shared_ptr<Ptyho
     ++report.recovered;
     log::warn("adopted ptyhost of unknown pane " + pane_id + " (no record in the snapshot)");
   } else {
-    [[maybe_unused]] auto set = store_.set_pane_process(txn, pane_id, child, peer);
+    check_invariant(store_.set_pane_process(txn, pane_id, child, peer), "process of a known pane");
   }
   if (hello.exited) {
-    [[maybe_unused]] auto exited =
-        store_.pane_exited(txn, pane_id, hello.exited->code.value, hello.exited->signal.value);
+    check_invariant(
+        store_.pane_exited(txn, pane_id, hello.exited->code.value, hello.exited->signal.value),
+        "exit of an adopted pane");
   }
   if (!hello.title.empty()) {
-    [[maybe_unused]] auto titled = store_.set_pane_title(txn, pane_id, hello.title);
+    check_invariant(store_.set_pane_title(txn, pane_id, hello.title), "title of an adopted pane");
   }
   ++report.adopted;
   const bool collect = hello.exited.has_value() && !hello.exit_collected;
@@ -180,7 +182,7 @@ void Supervisor::not_adopted(const std::string& pane_id, LinkFailure failure, co
   }
   if (!store_.find_pane(pane_id).ok()) return;
   Txn txn;
-  [[maybe_unused]] auto restored = store_.pane_without_process(txn, pane_id);
+  check_invariant(store_.pane_without_process(txn, pane_id), "pane of an unadopted ptyhost");
   ++report.restored;
   commit(txn);
 }

@@ -28,6 +28,14 @@ inline constexpr std::uint64_t kJournalRotateBytes = 8u << 20;
 // persistence.md, snapshot triggers: a structural change is flushed at most
 // once per this interval.
 inline constexpr std::chrono::milliseconds kSnapshotDebounce{2000};
+// persistence.md, snapshots/: rotating copies kept, and at most one per
+// this interval.
+inline constexpr std::size_t kSnapshotCopiesKept = 48;
+inline constexpr std::chrono::minutes kSnapshotCopyInterval{15};
+// persistence.md, logind: a failed system bus connection is retried after
+// this, doubling up to the maximum.
+inline constexpr std::chrono::milliseconds kLogindRetryFirst{1000};
+inline constexpr std::chrono::milliseconds kLogindRetryMax{60000};
 
 // model.md: workspace handles are cut at this many characters.
 inline constexpr std::size_t kHandleMaxChars = 32;

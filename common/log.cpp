@@ -59,7 +59,7 @@ void write(Level level, std::string_view message) {
   line += message;
   line += '\n';
   // One write(2) per line so lines from threads never interleave.
-  [[maybe_unused]] auto n = ::write(STDERR_FILENO, line.data(), line.size());
+  if (::write(STDERR_FILENO, line.data(), line.size()) < 0) return;  // stderr gone: nowhere to say so
 }
 
 }  // namespace signaltty::log

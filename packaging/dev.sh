@@ -19,6 +19,7 @@ readonly PACKAGES=(
   libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libre2-dev
   libtomlplusplus-dev libssl-dev
   tmux util-linux procps
+  dbus  # tests only: the logind test runs a private dbus-daemon
 )
 readonly BUILD_JOBS=2
 # How long `run` waits for a background broker to answer server.status.

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 
+#include "common/check.hpp"
 #include "common/limits.hpp"
 #include "common/log.hpp"
 #include "common/pane_size.hpp"
@@ -264,7 +265,7 @@ Status PaneHost::start_program(const wire::SpawnRequest& request) {
   log::info("spawned the pane's program, pid " + std::to_string(child_.pid()));
   if (Status confined = enter_sandbox({child_.pid()}); !confined.ok()) {
     log::error("sandbox: " + confined.error().message);
-    [[maybe_unused]] Status killed = child_.signal(SIGKILL, SignalTarget::Group);
+    check_invariant(child_.signal(SIGKILL, SignalTarget::Group), "SIGKILL of an unconfined program");
     return Error{ErrorCode::Internal, "the ptyhost could not confine itself"};
   }
   arm_read();
@@ -487,12 +488,12 @@ Result<Json> PaneHost::close(const wire::CloseRequest& request) {
   SIGNALTTY_RETURN_IF_ERROR(check_signal(request.signo));
   closing_ = true;
   if (child_.alive()) {
-    [[maybe_unused]] Status sent = child_.signal(request.signo, SignalTarget::Group);
+    check_invariant(child_.signal(request.signo, SignalTarget::Group), "close signal to a live program");
     kill_timer_.expires_after(milliseconds(std::clamp(request.kill_after_ms, 0, kCloseKillAfterMaxMs)));
     kill_timer_.async_wait([this](const boost::system::error_code& ec) {
       if (ec || !child_.alive()) return;
       log::info("close: the program outlived its grace; SIGKILL");
-      [[maybe_unused]] Status killed = child_.signal(SIGKILL, SignalTarget::Group);
+      check_invariant(child_.signal(SIGKILL, SignalTarget::Group), "SIGKILL after the grace");
     });
   }
   finish_if_done();

@@ -112,7 +112,7 @@ Result<PtyPair> open_pty(int cols, int rows) {
 
 [[noreturn]] void child_fail(int report_fd, ChildStage stage, int err) {
   ChildReport report{static_cast<int>(stage), err};
-  [[maybe_unused]] auto n = ::write(report_fd, &report, sizeof report);
+  if (::write(report_fd, &report, sizeof report) != sizeof report) ::_exit(127);  // unreported: EOF
   ::_exit(127);
 }
 

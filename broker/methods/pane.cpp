@@ -144,7 +144,7 @@ void publish(Services& services, Txn& txn, Result<Launched> launched, p::Pane pa
   reply(p::PaneLaunchResult{*added, std::nullopt});
   // The record must survive a crash right after the launch.
   services.pipeline.after_durable([&services] {
-    [[maybe_unused]] Status saved = services.snapshots.save_now();
+    services.snapshots.save_now_or_retry();
   });
 }
 

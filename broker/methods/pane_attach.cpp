@@ -11,6 +11,8 @@
 #include "broker/supervisor.hpp"
 #include "broker/viewers.hpp"
 #include "common/base64.hpp"
+#include "common/check.hpp"
+#include "common/limits.hpp"
 
 namespace signaltty::broker {
 namespace {
@@ -20,10 +22,10 @@ namespace {
 void finish_attach(Services& services, Txn& txn, const std::shared_ptr<Session>& session,
                    const std::string& pane_id, bool mark_seen, AttachSnapshot snapshot,
                    const Reply<p::PaneAttachResult>& reply) {
-  if (mark_seen) {
-    [[maybe_unused]] Status seen = services.store.mark_pane_seen(txn, pane_id, "attach");
-  }
+  // A pane closed meanwhile fails here and in the lookup below, which answers it.
+  Status seen = mark_seen ? services.store.mark_pane_seen(txn, pane_id, "attach") : Status{};
   auto pane = services.store.find_pane(pane_id);
+  check_invariant(seen.ok() || !pane.ok(), "marking a present pane seen");
   if (!pane.ok()) {
     services.viewers.remove(session->session_id(), pane_id);
     return reply(std::move(pane).error());

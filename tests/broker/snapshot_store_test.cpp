@@ -252,16 +252,62 @@ TEST_F(SnapshotSchedulerTest, SaveNowWritesAtOnceAndCancelsThePendingSave) {
   EXPECT_EQ(scheduler.saves_completed(), 1u);
 }
 
+// Runs the loop until `done` holds or the deadline passes.
+template <class Pred>
+bool run_until(boost::asio::io_context& io, Pred done) {
+  const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while (!done() && std::chrono::steady_clock::now() < deadline) io.run_one_until(deadline);
+  return done();
+}
+
 TEST_F(SnapshotSchedulerTest, FailedSaveIsCountedAndTheSchedulerCarriesOn) {
   const std::string missing_dir = dir_.path() + "/missing";
   SnapshotScheduler scheduler(io_, missing_dir, [this] { return model_.build(); },
                               [this] { return model_.revision; }, kShortDebounce);
   scheduler.mark_dirty();
-  io_.run_for(kDeadline);
-  EXPECT_EQ(scheduler.saves_failed(), 1u);
+  ASSERT_TRUE(run_until(io_, [&] { return scheduler.saves_failed() >= 1; }));
   EXPECT_EQ(scheduler.saves_completed(), 0u);
   EXPECT_FALSE(scheduler.save_now().ok());
-  EXPECT_EQ(scheduler.saves_failed(), 2u);
+}
+
+TEST_F(SnapshotSchedulerTest, FailedDebouncedSaveStaysPendingAndIsRetriedWithoutAnotherMark) {
+  stdfs::create_directory(dir_.snapshot());  // rename onto a directory fails
+  SnapshotScheduler scheduler(io_, dir_.path(), [this] { return model_.build(); },
+                              [this] { return model_.revision; }, kShortDebounce);
+  scheduler.mark_dirty();
+  ASSERT_TRUE(run_until(io_, [&] { return scheduler.saves_failed() >= 1; }));
+  stdfs::remove(dir_.snapshot());
+  ASSERT_TRUE(run_until(io_, [&] { return scheduler.saves_completed() == 1; }));
+  EXPECT_EQ(saved_name(), "first");
+}
+
+TEST_F(SnapshotSchedulerTest, FailedSaveNowOrRetryStaysPendingAndIsRetried) {
+  stdfs::create_directory(dir_.snapshot());
+  SnapshotScheduler scheduler(io_, dir_.path(), [this] { return model_.build(); },
+                              [this] { return model_.revision; }, kShortDebounce);
+  testing::internal::CaptureStderr();
+  scheduler.save_now_or_retry();
+  const std::string logged = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(scheduler.saves_failed(), 1u);
+  EXPECT_NE(logged.find("snapshot: save failed"), std::string::npos) << logged;
+  EXPECT_NE(logged.find("snapshot.json"), std::string::npos) << "the error is named: " << logged;
+  stdfs::remove(dir_.snapshot());
+  ASSERT_TRUE(run_until(io_, [&] { return scheduler.saves_completed() == 1; }));
+  EXPECT_EQ(saved_name(), "first");
+}
+
+TEST_F(SnapshotSchedulerTest, ChangeWithoutAMarkIsSavedWhenAnyoneAsksIfChanged) {
+  SnapshotScheduler scheduler(io_, dir_.path(), [this] { return model_.build(); },
+                              [this] { return model_.revision; }, kShortDebounce);
+  ASSERT_TRUE(scheduler.save_now().ok());
+  scheduler.mark_if_changed();  // same revision: nothing armed, the loop has no work
+  EXPECT_EQ(io_.run_for(kDeadline), 0u);
+  io_.restart();
+  EXPECT_EQ(model_.built, 1);
+  model_.change("seen");  // a change that emitted no event
+  scheduler.mark_if_changed();
+  ASSERT_TRUE(run_until(io_, [&] { return scheduler.saves_completed() == 2; }));
+  EXPECT_EQ(saved_name(), "seen");
 }
 
 }  // namespace

@@ -365,7 +365,7 @@ class FakePtyhost {
         return;
       }
       if (!acked && !after.empty()) {
-        [[maybe_unused]] auto written = ::write(conn.get(), after.data(), after.size());
+        EXPECT_EQ(::write(conn.get(), after.data(), after.size()), ssize_t(after.size()));
       }
       acked = true;
     }
