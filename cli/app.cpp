@@ -125,7 +125,7 @@ int Cli::execute(const CliIo& io) {
     io.err << "error: no command given; see --help\n";
     return kExitUsage;
   }
-  auto client = Client::connect(socket_path);
+  auto client = Client::connect(socket_path, io.uid);
   if (!client.ok()) return fail(io.err, client.error());
   if (pane_commands_->chosen()) return pane_commands_->run(*client, json_style(), io);
   if (command == nullptr) return stream_events(*client, events_->params(), io.out, io.err);
