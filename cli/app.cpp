@@ -8,6 +8,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/human_output.hpp"
 #include "common/protocol/schema.hpp"
+#include "common/version.hpp"
 
 namespace signaltty::cli {
 namespace {
@@ -64,6 +65,7 @@ void Cli::add_global_options() {
                   "/tmp/signaltty-$UID/signaltty.sock)");
   app_.add_flag("--json", json_, "print the method's result verbatim as one JSON line");
   app_.add_flag("--pretty", pretty_, "like --json, indented");
+  app_.set_version_flag("--version", version_line("signaltty"));
 }
 
 void Cli::add_generated(const CommandSpec& spec) {
