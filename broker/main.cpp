@@ -8,6 +8,7 @@
 #include "broker/server.hpp"
 #include "common/log.hpp"
 #include "common/protocol/schema.hpp"
+#include "common/version.hpp"
 
 using namespace signaltty;
 
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", level_name, "debug|info|warn|error")->check(CLI::IsMember({"debug", "info", "warn", "error"}));
   app.add_flag("--no-group-commit", no_group_commit, "one fsync per event (for measuring group commit)");
   app.add_option("--client-queue-cap-bytes", queue_cap, "bytes queued to a client before it is dropped")->check(CLI::Range(std::size_t{4096}, std::size_t{1} << 34));
-  app.set_version_flag("--version", std::string(protocol::kVersion));
+  app.set_version_flag("--version", version_line("signaltty-broker"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

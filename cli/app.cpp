@@ -8,6 +8,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/human_output.hpp"
 #include "common/protocol/schema.hpp"
+#include "common/version.hpp"
 
 namespace signaltty::cli {
 namespace {
@@ -64,6 +65,7 @@ void Cli::add_global_options() {
                   "/tmp/signaltty-$UID/signaltty.sock)");
   app_.add_flag("--json", json_, "print the method's result verbatim as one JSON line");
   app_.add_flag("--pretty", pretty_, "like --json, indented");
+  app_.set_version_flag("--version", version_line("signaltty"));
 }
 
 void Cli::add_generated(const CommandSpec& spec) {
@@ -125,7 +127,7 @@ int Cli::execute(const CliIo& io) {
     io.err << "error: no command given; see --help\n";
     return kExitUsage;
   }
-  auto client = Client::connect(socket_path);
+  auto client = Client::connect(socket_path, io.uid);
   if (!client.ok()) return fail(io.err, client.error());
   if (pane_commands_->chosen()) return pane_commands_->run(*client, json_style(), io);
   if (command == nullptr) return stream_events(*client, events_->params(), io.out, io.err);

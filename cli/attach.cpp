@@ -17,6 +17,7 @@
 #include "cli/output_cursor.hpp"
 #include "cli/raw_terminal.hpp"
 #include "cli/signal_pipe.hpp"
+#include "cli/terminal_text.hpp"
 #include "common/base64.hpp"
 #include "common/protocol/events.hpp"
 #include "common/protocol/methods.hpp"
@@ -166,7 +167,7 @@ void AttachSession::poll_once() {
   const int ready = ::poll(fds, 3, timeout_ms);
   if (ready < 0 && errno == EINTR) return;
   if (ready < 0) return end(failed(Error::from_errno(ErrorCode::IoError, "poll", errno)));
-  if (ready == 0 && detach_deadline_) return end({kExitOk, "[detached from " + pane_id_ + "]", {}});
+  if (ready == 0 && detach_deadline_) return end({kExitOk, "[detached from " + printable(pane_id_) + "]", {}});
   if (fds[0].revents) on_signals();
   if (fds[1].revents)
     if (auto status = link_.on_ready(fds[1].revents); !status.ok()) return end(failed(status.error()));
@@ -254,7 +255,7 @@ void AttachSession::on_response(protocol::Response& response) {
     case Pending::Resize:
       return;  // a refused resize leaves the pane at its size; nothing to undo
     case Pending::Detach:
-      return end({kExitOk, "[detached from " + pane_id_ + "]", {}});
+      return end({kExitOk, "[detached from " + printable(pane_id_) + "]", {}});
     case Pending::ExitInfo: {
       auto got = decode_reply<protocol::PaneGetResult>(response.result, "pane.get reply");
       return end({kExitOk, response.ok && got.ok() ? exit_note_of(got->pane) : exit_note({}, {}), {}});
@@ -331,7 +332,7 @@ void print_ending(const Ending& ending, const TerminalIo& io) {
 }  // namespace
 
 std::string exit_note(const std::optional<int>& code, const std::optional<std::string>& signal) {
-  if (signal) return "[pane exited: signal " + *signal + "]";
+  if (signal) return "[pane exited: signal " + printable(*signal) + "]";
   if (code) return "[pane exited: code " + std::to_string(*code) + "]";
   return "[pane exited]";
 }

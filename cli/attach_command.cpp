@@ -38,7 +38,7 @@ int AttachCommand::run(const std::string& socket_path, const CliIo& io) const {
     io.err << error_line(key.error()) << '\n';
     return kExitUsage;
   }
-  auto link = AttachLink::connect(socket_path);
+  auto link = AttachLink::connect(socket_path, io.uid);
   if (!link.ok()) {
     io.err << error_line(link.error()) << '\n';
     return exit_code_for(link.error());

@@ -32,8 +32,8 @@ Error broker_gone() {
 
 }  // namespace
 
-Result<AttachLink> AttachLink::connect(const std::string& socket_path) {
-  SIGNALTTY_TRY(UniqueFd fd, connect_broker_socket(socket_path));
+Result<AttachLink> AttachLink::connect(const std::string& socket_path, uid_t uid) {
+  SIGNALTTY_TRY(UniqueFd fd, connect_broker_socket(socket_path, uid));
   return adopt(std::move(fd));
 }
 

@@ -7,13 +7,15 @@
 // (MSG_NOSIGNAL), or buffers more than one line past the 16 MiB cap.
 //
 // Usage:
-//   SIGNALTTY_TRY(auto link, AttachLink::connect(socket_path));
+//   SIGNALTTY_TRY(auto link, AttachLink::connect(socket_path, ::getuid()));
 //   SIGNALTTY_TRY(Json got, link.call(protocol::PaneGet::name, params));  // setup
 //   std::string id = link.send(protocol::PaneInput::name, params);        // hot path
 //   poll({link.fd(), link.poll_events()}, ...);
 //   SIGNALTTY_RETURN_IF_ERROR(link.on_ready(revents));
 //   while (auto message = link.next()) ...;
 #pragma once
+
+#include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
@@ -33,8 +35,9 @@ using ServerMessage = std::variant<protocol::Response, protocol::EventMessage>;
 
 class AttachLink {
  public:
-  // NO_SUCH_SERVER when nothing listens at `socket_path`.
-  static Result<AttachLink> connect(const std::string& socket_path);
+  // NO_SUCH_SERVER when nothing listens at `socket_path`; FORBIDDEN when
+  // the socket is not `uid`'s (connect_broker_socket in cli/client.hpp).
+  static Result<AttachLink> connect(const std::string& socket_path, uid_t uid);
   // An already connected stream socket (tests use a socketpair).
   static AttachLink adopt(UniqueFd fd);
 

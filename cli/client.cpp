@@ -1,5 +1,6 @@
 // cli/client.cpp: the CLI's blocking signaltty/1 connection.
-// Runs in: CLI. Never: raises SIGPIPE (sends use MSG_NOSIGNAL) or buffers
+// Runs in: CLI. Never: sends to a socket cli/socket_trust.hpp has not
+// vouched for, raises SIGPIPE (sends use MSG_NOSIGNAL) or buffers
 // more than one line past the 16 MiB cap.
 #include "cli/client.hpp"
 
@@ -9,6 +10,7 @@
 
 #include <cerrno>
 
+#include "cli/socket_trust.hpp"
 #include "common/limits.hpp"
 
 namespace signaltty::cli {
@@ -51,13 +53,14 @@ std::string broker_not_running_message(const std::string& socket_path) {
          "); start it with `signaltty-broker` or `./packaging/dev.sh run`";
 }
 
-Result<UniqueFd> connect_broker_socket(const std::string& socket_path) {
+Result<UniqueFd> connect_broker_socket(const std::string& socket_path, uid_t uid) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (socket_path.empty() || socket_path.size() >= sizeof(addr.sun_path))
     return bad_params("socket path must be 1 to " + std::to_string(sizeof(addr.sun_path) - 1) +
                       " bytes: " + socket_path);
   socket_path.copy(addr.sun_path, socket_path.size());
+  SIGNALTTY_RETURN_IF_ERROR(check_socket_directory(socket_path, uid));
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) return Error::from_errno(ErrorCode::IoError, "socket", errno);
   int rc;
@@ -67,11 +70,12 @@ Result<UniqueFd> connect_broker_socket(const std::string& socket_path) {
   if (rc < 0 && means_not_running(errno))
     return Error{ErrorCode::NoSuchServer, broker_not_running_message(socket_path)};
   if (rc < 0) return Error::from_errno(ErrorCode::IoError, "connect", errno, socket_path);
+  SIGNALTTY_RETURN_IF_ERROR(check_broker_peer(fd.get(), socket_path, uid));
   return fd;
 }
 
-Result<Client> Client::connect(const std::string& socket_path) {
-  SIGNALTTY_TRY(UniqueFd fd, connect_broker_socket(socket_path));
+Result<Client> Client::connect(const std::string& socket_path, uid_t uid) {
+  SIGNALTTY_TRY(UniqueFd fd, connect_broker_socket(socket_path, uid));
   return Client(std::move(fd));
 }
 

@@ -5,10 +5,12 @@
 // the 16 MiB cap.
 //
 // Usage:
-//   SIGNALTTY_TRY(auto client, Client::connect(path));
+//   SIGNALTTY_TRY(auto client, Client::connect(path, ::getuid()));
 //   SIGNALTTY_TRY(auto result, client.call("workspace.list", Json::object()));
 //   while (auto line = client.next_line()) { ... }   // events after subscribe
 #pragma once
+
+#include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
@@ -35,8 +37,10 @@ struct ServerLine {
 class Client {
  public:
   // NO_SUCH_SERVER when nothing listens at `socket_path` (missing socket or
-  // connection refused), with a message saying how to start the broker.
-  static Result<Client> connect(const std::string& socket_path);
+  // connection refused), with a message saying how to start the broker;
+  // FORBIDDEN (is_untrusted_socket) when the socket's directory or the
+  // process serving it is not `uid`'s (connect_broker_socket).
+  static Result<Client> connect(const std::string& socket_path, uid_t uid);
 
   // Sends one request ("c1", "c2", …) and waits for its response, skipping
   // events. An error reply is returned as that Error.
@@ -63,7 +67,11 @@ class Client {
 std::string broker_not_running_message(const std::string& socket_path);
 
 // A blocking, close-on-exec connection to the broker socket at
-// `socket_path`; NO_SUCH_SERVER when nothing listens there.
-Result<UniqueFd> connect_broker_socket(const std::string& socket_path);
+// `socket_path`, made only after cli/socket_trust.hpp's checks: the
+// socket's directory is `uid`'s and mode 0700, and the peer runs as `uid`.
+// NO_SUCH_SERVER when nothing listens there; FORBIDDEN marked
+// is_untrusted_socket when a check fails. Every connection of the CLI to
+// the broker is made here.
+Result<UniqueFd> connect_broker_socket(const std::string& socket_path, uid_t uid);
 
 }  // namespace signaltty::cli

@@ -1,9 +1,11 @@
 // cli/events_command.cpp: `signaltty events` → subscribe + the event stream.
 // Runs in: CLI. Never: reformats an event line; stdout gets the broker's
-// event objects exactly as received.
+// event objects as received, only with DEL and C1 controls \u-escaped
+// (the same JSON, safe on a terminal).
 #include "cli/events_command.hpp"
 
 #include "cli/exit_codes.hpp"
+#include "cli/terminal_text.hpp"
 
 namespace signaltty::cli {
 namespace {
@@ -14,7 +16,7 @@ std::string replay_refusal(const protocol::ReplayInfo& replay) {
                      ": requested_after " + std::to_string(replay.requested_after) +
                      ", retained_after " + std::to_string(replay.retained_after) +
                      ", through " + std::to_string(replay.through);
-  if (replay.recovery) line += "; recovery: " + *replay.recovery;
+  if (replay.recovery) line += "; recovery: " + printable(*replay.recovery);
   return line;
 }
 
@@ -27,7 +29,7 @@ int copy_events(Client& client, std::ostream& out, std::ostream& err) {
     }
     if (!*line) return kExitOk;  // the broker ended the stream
     if (std::holds_alternative<protocol::EventMessage>((*line)->message))
-      out << (*line)->text << '\n' << std::flush;
+      out << json_for_terminal((*line)->text) << '\n' << std::flush;
   }
 }
 

@@ -1,11 +1,14 @@
 // cli/exit_codes.hpp: the signaltty CLI's exit statuses and how an Error
 // maps onto them. Scripts rely on these numbers; the --help footer lists them.
-// Runs in: CLI. Never: invents a status for one error code alone (only the
-// "broker not running" case gets its own).
+// Runs in: CLI. Never: invents a status for one error code alone (only
+// "broker not running" and the CLI's own refusal of an untrusted socket get
+// their own).
 #pragma once
 
 #include <string>
 
+#include "cli/socket_trust.hpp"
+#include "cli/terminal_text.hpp"
 #include "common/errors.hpp"
 
 namespace signaltty::cli {
@@ -20,19 +23,26 @@ inline constexpr int kExitBrokerNotRunning = 3;
 // `events --from-seq` could not prove a complete replay (subscribed:false):
 // take a fresh snapshot, then subscribe again.
 inline constexpr int kExitReplayIncomplete = 4;
+// The CLI refused the socket before sending anything: its directory is not
+// ours and private, or the process serving it runs as another uid
+// (cli/socket_trust.hpp).
+inline constexpr int kExitUntrustedSocket = 5;
 
 // NO_SUCH_SERVER is what the client reports when nothing listens.
 inline int exit_code_for(const Error& error) {
-  return error.code == ErrorCode::NoSuchServer ? kExitBrokerNotRunning : kExitError;
+  if (error.code == ErrorCode::NoSuchServer) return kExitBrokerNotRunning;
+  if (is_untrusted_socket(error)) return kExitUntrustedSocket;
+  return kExitError;
 }
 
 // "error: <CODE>: <message>", the one stderr line of a failed command.
-// Control characters in the message become spaces so it stays one line.
+// Line breaks and tabs in the message become spaces so it stays one line;
+// any other control character is escaped (cli/terminal_text.hpp).
 inline std::string error_line(const Error& error) {
   std::string message = error.message;
   for (char& c : message)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  return "error: " + std::string(wire_name(error.code)) + ": " + message;
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return "error: " + std::string(wire_name(error.code)) + ": " + printable(message);
 }
 
 // The --help footer: every status above, one line each.
@@ -46,7 +56,10 @@ inline std::string exit_status_footer() {
          line(kExitBrokerNotRunning,
               "broker not running (start it with `signaltty-broker` or `./packaging/dev.sh run`)") +
          line(kExitReplayIncomplete,
-              "events: replay incomplete; fetch current state, then subscribe again");
+              "events: replay incomplete; fetch current state, then subscribe again") +
+         line(kExitUntrustedSocket,
+              "refused the broker socket (its directory is not yours and 0700, or another "
+              "user serves it); nothing was sent");
 }
 
 }  // namespace signaltty::cli

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cli/table.hpp"
+#include "cli/terminal_text.hpp"
 #include "common/protocol/methods.hpp"
 
 namespace signaltty::cli {
@@ -75,14 +76,15 @@ std::string method_flags(const protocol::SchemaMethod& m) {
 }
 
 void render(const protocol::ServerSchemaResult& r, std::ostream& out) {
-  out << r.protocol << " (broker " << r.version << "): " << r.methods.size() << " methods, "
+  out << printable(r.protocol) << " (broker " << printable(r.version) << "): " << r.methods.size() << " methods, "
       << r.events.size() << " events, " << r.codes.size() << " error codes\n\n";
   Table methods({"METHOD", "FLAGS", "SUMMARY"});
   for (const auto& m : r.methods)
     methods.add_row({m.name, method_flags(m),
                      m.summary + (m.implemented ? "" : " (not implemented yet)")});
   methods.print(out);
-  out << "\nevents: " << join(r.events, ", ") << "\ncodes: " << join(r.codes, ", ") << '\n';
+  out << "\nevents: " << printable(join(r.events, ", ")) << "\ncodes: " << printable(join(r.codes, ", "))
+      << '\n';
 }
 
 void render(const protocol::ServerShutdownResult& r, std::ostream& out) {
@@ -195,12 +197,14 @@ void render(const protocol::PaneGetResult& r, std::ostream& out) { print_pane(r.
 
 void render(const protocol::PaneLaunchResult& r, std::ostream& out) {
   print_pane(r.pane, out);
-  if (r.integration && r.integration->notice) out << "notice: " << *r.integration->notice << '\n';
+  if (r.integration && r.integration->notice)
+    out << "notice: " << printable(*r.integration->notice) << '\n';
 }
 
-// The text itself, as a terminal would show it: reads are for reading.
+// The text itself, lines and tabs kept: reads are for reading. Escape
+// sequences (strip_ansi false) print as \x1b...; --json has the bytes.
 void print_text(const std::string& text, std::ostream& out) {
-  out << text;
+  out << printable(text, LineBreaks::Keep);
   if (!text.empty() && text.back() != '\n') out << '\n';
 }
 
@@ -223,7 +227,7 @@ void render(const protocol::SubscribeResult& r, std::ostream& out) {
   const auto& replay = *r.replay;
   out << "replay: " << name_of(replay.status) << ", " << replay.returned << " events in ("
       << replay.requested_after << ", " << replay.through << "]";
-  if (replay.recovery) out << "; recovery: " << *replay.recovery;
+  if (replay.recovery) out << "; recovery: " << printable(*replay.recovery);
   out << '\n';
 }
 
@@ -236,7 +240,7 @@ std::string scalar_text(const Json& value) {
 
 void render_generic(const Json& result, std::ostream& out) {
   if (!result.is_object()) {
-    out << scalar_text(result) << '\n';
+    out << printable(scalar_text(result)) << '\n';
     return;
   }
   if (result.empty()) {
@@ -268,7 +272,8 @@ void render_human(std::string_view method, const Json& result, std::ostream& out
 }
 
 void render_json(const Json& result, JsonStyle style, std::ostream& out) {
-  out << result.dump(style == JsonStyle::Pretty ? 2 : -1, ' ', false, kDumpErrors) << '\n';
+  out << json_for_terminal(result.dump(style == JsonStyle::Pretty ? 2 : -1, ' ', false, kDumpErrors))
+      << '\n';
 }
 
 }  // namespace signaltty::cli

@@ -1,7 +1,8 @@
 // cli/human_output.hpp: how a method's result is printed: concise text for
 // people by default, the result object verbatim with --json.
-// Runs in: CLI. Never: prints to stderr (errors are app.cpp's), or hides a
-// result it cannot format (unknown shapes get a generic key: value view).
+// Runs in: CLI. Never: prints to stderr (errors are app.cpp's), hides a
+// result it cannot format (unknown shapes get a generic key: value view), or
+// prints a control character the broker sent (cli/terminal_text.hpp).
 #pragma once
 
 #include <ostream>
@@ -18,7 +19,8 @@ enum class JsonStyle { OneLine, Pretty };
 // does not decode as declared, get one "key: value" line per member.
 void render_human(std::string_view method, const protocol::Json& result, std::ostream& out);
 
-// The --json form: `result` as the broker sent it.
+// The --json form: `result` as the broker sent it, with DEL and C1
+// controls \u-escaped like JSON already escapes C0 ones.
 void render_json(const protocol::Json& result, JsonStyle style, std::ostream& out);
 
 }  // namespace signaltty::cli

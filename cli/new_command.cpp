@@ -12,6 +12,7 @@
 #include "cli/attach.hpp"
 #include "cli/attach_command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/terminal_text.hpp"
 #include "common/protocol/methods.hpp"
 
 namespace signaltty::cli {
@@ -79,7 +80,7 @@ int NewCommand::run(const std::string& socket_path, std::optional<JsonStyle> jso
     report(key.error(), io);
     return kExitUsage;
   }
-  auto link = AttachLink::connect(socket_path);
+  auto link = AttachLink::connect(socket_path, io.uid);
   if (!link.ok()) return report(link.error(), io);
 
   auto workspace = link->call(protocol::WorkspaceCreate::name, workspace_params(current_directory()),
@@ -102,11 +103,11 @@ int NewCommand::run(const std::string& socket_path, std::optional<JsonStyle> jso
   const std::string pane_id = spawned->value("pane", Json::object()).value("id", "");
   const Json integration = spawned->value("integration", Json::object());
   if (integration.contains("notice"))
-    io.err << "notice: " << integration.value("notice", "") << '\n';
+    io.err << "notice: " << printable(integration.value("notice", "")) << '\n';
 
   if (no_attach_) {
     if (json) render_json(combined_result(*workspace, *spawned), *json, io.out);
-    else io.out << pane_id << '\n';
+    else io.out << printable(pane_id) << '\n';
     io.out.flush();
     return kExitOk;
   }

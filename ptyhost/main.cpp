@@ -1,5 +1,6 @@
 // ptyhost/main.cpp: signaltty-ptyhost, one per pane.
 //   signaltty-ptyhost --pane <pane_id> --dir <panes_dir> [--broker-socket <path>]
+//   signaltty-ptyhost --version
 // Runs in: ptyhost, started by the broker's launcher in a session of its own
 // with fds 0-2 on /dev/null. Exits non-zero when its socket cannot be
 // published (bad dir, or a live ptyhost already serves the pane).
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,7 @@
 
 #include "common/ids.hpp"
 #include "common/log.hpp"
+#include "common/version.hpp"
 #include "ptyhost/pane_host.hpp"
 #include "ptyhost/pane_socket.hpp"
 
@@ -62,6 +65,8 @@ void ensure_std_fds() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string_view(argv[1]) == "--version")
+    return std::puts(version_line("signaltty-ptyhost").c_str()) >= 0 ? 0 : kExitUsage;
   ensure_std_fds();
   log::init("signaltty-ptyhost", log::Level::Info);
   auto args = parse_args(argc, argv);

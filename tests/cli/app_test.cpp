@@ -9,6 +9,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "common/protocol/schema.hpp"
+#include "common/version.hpp"
 
 namespace signaltty::cli {
 namespace {
@@ -182,7 +183,7 @@ TEST(Cli, GlobalOptionsMayFollowTheCommand) {
 TEST(Cli, NoParamsFieldShadowsAGlobalOption) {
   for (const auto& spec : command_specs(protocol::build_schema().methods))
     for (const auto& param : spec.params)
-      for (const char* global : {"socket", "json", "pretty", "help"})
+      for (const char* global : {"socket", "json", "pretty", "help", "version"})
         EXPECT_NE(dashed(param.field), global) << spec.method;
 }
 
@@ -197,6 +198,13 @@ TEST(Cli, EventsCommandBuildsSubscribeParams) {
   const auto params = protocol::encode(cli.events_params());
   EXPECT_EQ(params, Json({{"from_seq", 3}, {"events", {"tab.*", "agent.*"}},
                           {"task_ids", {"task_1"}}}));
+}
+
+TEST(Cli, VersionPrintsTheProgramAndProjectVersionAndExitsZero) {
+  Parsed p = parse({"--version"});
+  EXPECT_EQ(p.status, kExitOk) << p.err;
+  EXPECT_EQ(p.out, "signaltty " + std::string(kReleaseVersion) + "\n");
+  EXPECT_EQ(p.err, "");
 }
 
 TEST(Cli, EventsWithoutOptionsSubscribesToEverythingLive) {

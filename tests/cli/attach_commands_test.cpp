@@ -47,7 +47,7 @@ Outcome run(std::vector<std::string> args, std::map<std::string, std::string> en
   for (const auto& a : args) argv.push_back(a.c_str());
   UniqueFd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   std::ostringstream out, err;
-  CliIo io{out, err, env_of(std::move(env)), 1000, in_fd >= 0 ? in_fd : null_in.get(), -1};
+  CliIo io{out, err, env_of(std::move(env)), ::getuid(), in_fd >= 0 ? in_fd : null_in.get(), -1};
   Outcome r;
   r.status = run_cli(static_cast<int>(argv.size()), argv.data(), io);
   r.out = out.str();

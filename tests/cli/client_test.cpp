@@ -31,7 +31,7 @@ TEST(Client, SendsOneRequestLineWithCountingIds) {
     }
   });
   {
-    auto client = Client::connect(broker.path());
+    auto client = Client::connect(broker.path(), ::getuid());
     ASSERT_TRUE(client.ok()) << client.error().message;
     ASSERT_TRUE(client->call(protocol::WorkspaceList::name, Json::object()).ok());
     ASSERT_TRUE(client->call(protocol::WorkspaceGet::name, {{"workspace_id", "w"}}).ok());
@@ -53,7 +53,7 @@ TEST(Client, SkipsEventsAndOtherIdsWhileWaitingForItsResponse) {
     conn.write(ok_line("c1", {{"right", true}}));
     conn.read_line();
   });
-  auto client = Client::connect(broker.path());
+  auto client = Client::connect(broker.path(), ::getuid());
   ASSERT_TRUE(client.ok());
   auto result = client->call(protocol::ServerStatus::name, Json::object());
   ASSERT_TRUE(result.ok()) << result.error().message;
@@ -67,7 +67,7 @@ TEST(Client, ErrorReplyIsReturnedWithItsCodeAndMessage) {
         "c1", Error{ErrorCode::NoSuchWorkspace, "no workspace 'nope'"}));
     conn.read_line();
   });
-  auto client = Client::connect(broker.path());
+  auto client = Client::connect(broker.path(), ::getuid());
   ASSERT_TRUE(client.ok());
   auto result = client->call(protocol::WorkspaceGet::name, {{"workspace_id", "nope"}});
   ASSERT_FALSE(result.ok());
@@ -82,7 +82,7 @@ TEST(Client, EventLinesAfterTheResponseAreReadInOrder) {
                protocol::encode_event(protocol::ev::WorkspaceCreated::name, 4, {{"n", 1}}) +
                protocol::encode_event(protocol::ev::TabCreated::name, 5, {{"n", 2}}));
   });
-  auto client = Client::connect(broker.path());
+  auto client = Client::connect(broker.path(), ::getuid());
   ASSERT_TRUE(client.ok());
   ASSERT_TRUE(client->call(protocol::Subscribe::name, Json::object()).ok());
   for (std::uint64_t seq : {4u, 5u}) {
@@ -103,7 +103,7 @@ TEST(Client, BrokerClosingBeforeAnsweringIsIoError) {
     conn.read_line();
     conn.close();
   });
-  auto client = Client::connect(broker.path());
+  auto client = Client::connect(broker.path(), ::getuid());
   ASSERT_TRUE(client.ok());
   auto result = client->call(protocol::ServerStatus::name, Json::object());
   ASSERT_FALSE(result.ok());
@@ -116,7 +116,7 @@ TEST(Client, PartialLineAtEofIsIoError) {
     conn.write("{\"protocol\":\"signaltty/1\",\"id\":\"c1\"");
     conn.close();
   });
-  auto client = Client::connect(broker.path());
+  auto client = Client::connect(broker.path(), ::getuid());
   ASSERT_TRUE(client.ok());
   auto result = client->call(protocol::ServerStatus::name, Json::object());
   ASSERT_FALSE(result.ok());
@@ -128,7 +128,7 @@ TEST(Client, PassedDeadlineWithoutAnswerIsTimeout) {
     while (conn.read_line()) {
     }
   });
-  auto client = Client::connect(broker.path());
+  auto client = Client::connect(broker.path(), ::getuid());
   ASSERT_TRUE(client.ok());
   auto result = client->call(protocol::ServerStatus::name, Json::object(),
                              std::chrono::steady_clock::now());
@@ -142,7 +142,7 @@ TEST(Client, LineOverTheCapIsRefusedWithoutWaitingForItsEnd) {
     conn.write(std::string(limits::kMaxLineBytes + 1, 'x'));
     conn.read_line();
   });
-  auto client = Client::connect(broker.path());
+  auto client = Client::connect(broker.path(), ::getuid());
   ASSERT_TRUE(client.ok());
   auto result = client->call(protocol::ServerStatus::name, Json::object());
   ASSERT_FALSE(result.ok());
@@ -150,7 +150,7 @@ TEST(Client, LineOverTheCapIsRefusedWithoutWaitingForItsEnd) {
 }
 
 TEST(Client, MissingSocketIsBrokerNotRunningWithHowToStartIt) {
-  auto client = Client::connect("/nonexistent-signaltty-dir/signaltty.sock");
+  auto client = Client::connect("/nonexistent-signaltty-dir/signaltty.sock", ::getuid());
   ASSERT_FALSE(client.ok());
   EXPECT_EQ(client.error().code, ErrorCode::NoSuchServer);
   EXPECT_NE(client.error().message.find("signaltty-broker"), std::string::npos);
@@ -169,7 +169,7 @@ TEST(Client, SocketFileWithoutListenerIsBrokerNotRunning) {
     path.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
     ASSERT_EQ(::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)), 0);
   }
-  auto client = Client::connect(path);
+  auto client = Client::connect(path, ::getuid());
   ::unlink(path.c_str());
   ::rmdir(dir.c_str());
   ASSERT_FALSE(client.ok());

@@ -11,8 +11,8 @@ namespace {
 
 TEST(ExitCodes, StatusesAreDistinct) {
   std::set<int> codes{kExitOk, kExitError, kExitUsage, kExitBrokerNotRunning,
-                      kExitReplayIncomplete};
-  EXPECT_EQ(codes.size(), 5u);
+                      kExitReplayIncomplete, kExitUntrustedSocket};
+  EXPECT_EQ(codes.size(), 6u);
   EXPECT_EQ(kExitOk, 0);
   EXPECT_EQ(kExitUsage, 2);
 }
@@ -28,6 +28,14 @@ TEST(ExitCodes, EveryOtherErrorCodeIsStatusOne) {
   }
 }
 
+TEST(ExitCodes, RefusingTheSocketHasItsOwnStatus) {
+  EXPECT_EQ(exit_code_for(untrusted_socket("/tmp/x/s.sock", "not ours")), kExitUntrustedSocket);
+}
+
+TEST(ExitCodes, AForbiddenReplyFromTheBrokerIsStillStatusOne) {
+  EXPECT_EQ(exit_code_for(Error{ErrorCode::Forbidden, "not allowed"}), kExitError);
+}
+
 TEST(ExitCodes, ErrorLineNamesCodeAndMessage) {
   EXPECT_EQ(error_line(Error{ErrorCode::NoSuchWorkspace, "no workspace 'x'"}),
             "error: NO_SUCH_WORKSPACE: no workspace 'x'");
@@ -37,9 +45,15 @@ TEST(ExitCodes, ErrorLineStaysOneLine) {
   EXPECT_EQ(error_line(Error{ErrorCode::Internal, "a\nb\tc"}), "error: INTERNAL: a b c");
 }
 
+TEST(ExitCodes, ErrorLineEscapesControlSequences) {
+  EXPECT_EQ(error_line(Error{ErrorCode::Internal, "a\x1b]0;t\x07" "b\xc2\x9b" "c"}),
+            "error: INTERNAL: a\\x1b]0;t\\x07b\\u009bc");
+}
+
 TEST(ExitCodes, FooterListsEveryStatus) {
   const std::string footer = exit_status_footer();
-  for (int code : {kExitOk, kExitError, kExitUsage, kExitBrokerNotRunning, kExitReplayIncomplete})
+  for (int code : {kExitOk, kExitError, kExitUsage, kExitBrokerNotRunning, kExitReplayIncomplete,
+                   kExitUntrustedSocket})
     EXPECT_NE(footer.find("  " + std::to_string(code) + "  "), std::string::npos) << code;
   EXPECT_NE(footer.find("signaltty-broker"), std::string::npos);
 }

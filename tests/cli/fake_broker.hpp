@@ -41,6 +41,16 @@ class FakeConnection {
       bytes.remove_prefix(static_cast<std::size_t>(n));
     }
   }
+  // Everything the client sends until it hangs up.
+  std::string read_until_eof() {
+    std::string bytes;
+    char chunk[4096];
+    for (;;) {
+      ssize_t n = ::read(fd_.get(), chunk, sizeof(chunk));
+      if (n <= 0) return bytes;
+      bytes.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
   void close() { fd_.reset(); }
 
  private:
@@ -79,10 +89,16 @@ class FakeBroker {
   }
 
   const std::string& path() const { return path_; }
+  // The private (0700) directory holding the socket.
+  const std::string& dir() const { return dir_; }
 
   // Waits for the session to finish (the test's client is done with it).
+  // A client that never connected (it refused the socket) lets the
+  // session see EOF at once.
   void join() {
-    if (thread_.joinable()) thread_.join();
+    if (!thread_.joinable()) return;
+    wake_accept();
+    thread_.join();
   }
 
  private:

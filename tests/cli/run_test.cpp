@@ -4,6 +4,7 @@
 #include "cli/app.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <sstream>
 
@@ -37,7 +38,7 @@ RunOutcome run(std::vector<std::string> args, std::map<std::string, std::string>
     return it->second;
   };
   RunOutcome r;
-  r.status = run_cli(static_cast<int>(argv.size()), argv.data(), CliIo{out, err, lookup, 1000});
+  r.status = run_cli(static_cast<int>(argv.size()), argv.data(), CliIo{out, err, lookup, ::getuid()});
   r.out = out.str();
   r.err = err.str();
   return r;
