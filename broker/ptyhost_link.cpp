@@ -34,12 +34,6 @@ Json parse_object(std::string_view payload) {
   return doc.is_object() ? doc : Json();
 }
 
-std::string u32_le(std::uint32_t v) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  return out;
-}
-
 bool valid_pane_id(std::string_view id) {
   if (id.size() != 37 || id.substr(0, 5) != "pane_") return false;
   return id.substr(5).find_first_not_of("0123456789abcdef") == std::string_view::npos;
@@ -291,9 +285,7 @@ void PtyhostLink::input(std::string_view bytes, std::chrono::milliseconds budget
   const auto timeout = budget + std::chrono::milliseconds(1000);
   const std::uint64_t rid = add_pending(std::move(done), timeout);
   const auto budget_ms = static_cast<std::uint32_t>(std::max<std::int64_t>(0, budget.count()));
-  std::string body = u32_le(budget_ms);
-  body.append(bytes);
-  send(protocol::encode_tagged_frame(FrameType::Input, rid, body), rid);
+  send(protocol::encode_input_frame(rid, budget_ms, bytes), rid);
 }
 
 void PtyhostLink::send(std::string frame, std::uint64_t rid) {

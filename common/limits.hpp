@@ -44,6 +44,10 @@ inline constexpr std::size_t kLayoutMaxDepth = 64;
 // Our bound on workspace/tab names from clients (not in the seed).
 inline constexpr std::size_t kNameMaxBytes = 256;
 
+// pty.md "Reads": the most lines one pane read returns (tail, rendered and
+// the broker's own tail reads alike).
+inline constexpr std::size_t kReadMaxLines = 5000;
+
 // pty.md: size clamps and default.
 inline constexpr int kPaneColsMin = 20;
 inline constexpr int kPaneColsMax = 500;

@@ -12,8 +12,9 @@ namespace signaltty::ptyhost::limits {
 
 // pty.md "Rendered ring": content lines kept per pane once scrolled off.
 inline constexpr std::size_t kHistoryMaxLines = 5000;
-// pty.md "Reads": the largest `lines` a read may ask for.
-inline constexpr std::size_t kReadMaxLines = 5000;
+// pty.md "Reads": the largest `lines` a read may ask for, shared with the
+// broker.
+using signaltty::limits::kReadMaxLines;
 
 // pty.md "OSC / BEL scanner": bytes of a split OSC carried to the next read;
 // a longer unterminated run is dropped.

@@ -15,6 +15,7 @@
 #include <regex>
 #include <thread>
 
+#include "common/protocol/frame.hpp"
 #include "tests/integration/pane_support.hpp"
 
 namespace signaltty::itest {
@@ -332,12 +333,7 @@ class FakePtyhost {
     if (::bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
         ::listen(listener_.get(), 4) != 0)
       throw HarnessError("fake ptyhost: bind/listen failed");
-    const std::string body = hello.dump();
-    std::string frame(4, '\0');
-    const auto len = static_cast<std::uint32_t>(body.size() + 1);
-    for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((len >> (8 * i)) & 0xff);
-    frame += '\x01';
-    frame += body;
+    const std::string frame = protocol::encode_frame(protocol::FrameType::Control, hello.dump());
     thread_ = std::thread([this, frame, after = std::move(after)] { serve(frame, after); });
   }
   ~FakePtyhost() {

@@ -234,10 +234,7 @@ void TestBroker::send_control(const Json& doc) {
 }
 
 void TestBroker::send_input(std::uint64_t rid, std::uint32_t budget_ms, const std::string& bytes) {
-  std::string body;
-  for (int i = 0; i < 4; ++i) body.push_back(static_cast<char>((budget_ms >> (8 * i)) & 0xff));
-  body += bytes;
-  send_raw(protocol::encode_tagged_frame(protocol::FrameType::Input, rid, body));
+  send_raw(protocol::encode_input_frame(rid, budget_ms, bytes));
 }
 
 Reply TestBroker::request(const std::string& op, Json fields) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "common/limits.hpp"
 #include "common/protocol/method_decl.hpp"
 #include "common/protocol/methods/workspace.hpp"
 #include "common/protocol/model.hpp"
@@ -15,7 +16,7 @@ namespace signaltty::protocol {
 
 // Spec defaults and caps of pane params, kept beside the params they shape.
 inline constexpr std::uint32_t kReadLinesDefault = 200;   // pty.md, Reads
-inline constexpr std::uint32_t kReadLinesMax = 5000;      // pty.md, Reads
+inline constexpr std::uint32_t kReadLinesMax = limits::kReadMaxLines;  // pty.md, Reads
 inline constexpr double kOutputWaitTimeoutDefaultS = 3600;  // seed, pane.wait_for_output
 inline constexpr std::uint32_t kSubmitDelayDefaultMs = 300;  // pty.md, pane.submit
 inline constexpr double kSubmitStallTimeoutDefaultS = 5;    // pty.md, pane.submit
