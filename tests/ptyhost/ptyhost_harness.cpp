@@ -80,6 +80,23 @@ bool wait_process_gone(pid_t pid, Clock::time_point deadline) {
 
 bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0; }
 
+bool wait_file(const std::string& path, Clock::time_point deadline,
+               const std::function<bool()>& keep_waiting) {
+  UniqueFd watch(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+  if (!watch) return false;
+  const std::string dir = path.substr(0, path.find_last_of('/'));
+  ::inotify_add_watch(watch.get(), dir.c_str(), IN_CREATE | IN_MOVED_TO);
+  for (;;) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) return true;
+    if (!keep_waiting()) return false;
+    if (!poll_for(watch.get(), POLLIN, deadline)) return false;
+    char drain[4096];
+    while (::read(watch.get(), drain, sizeof drain) > 0) {
+    }
+  }
+}
+
 std::string proc_status_field(pid_t pid, const std::string& key) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
@@ -123,19 +140,7 @@ PtyhostProcess::~PtyhostProcess() {
 }
 
 bool PtyhostProcess::wait_ready() {
-  UniqueFd watch(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
-  if (!watch) return false;
-  ::inotify_add_watch(watch.get(), dir_.c_str(), IN_CREATE | IN_MOVED_TO);
-  const auto deadline = Clock::now() + kDeadline;
-  for (;;) {
-    struct stat st {};
-    if (::stat(socket_path().c_str(), &st) == 0) return true;
-    if (!process_alive(pid_)) return false;
-    if (!poll_for(watch.get(), POLLIN, deadline)) return false;
-    char drain[4096];
-    while (::read(watch.get(), drain, sizeof drain) > 0) {
-    }
-  }
+  return wait_file(socket_path(), Clock::now() + kDeadline, [this] { return process_alive(pid_); });
 }
 
 std::optional<int> PtyhostProcess::wait_exit(Clock::time_point deadline) {
