@@ -1,4 +1,4 @@
-// tests/cli/attach_output_cursor_test.cpp: the offset rules an attach
+// tests/cli/output_cursor_test.cpp: the offset rules an attach
 // client applies to pty.data chunks (pty.md, "Attach / detach").
 #include "cli/output_cursor.hpp"
 

@@ -1,4 +1,4 @@
-// tests/broker/pane_link_hello_test.cpp: the broker's decoder against Hello
+// tests/broker/ptyhost_link_test.cpp: the broker's decoder against Hello
 // frames written down byte for byte as a version-1 ptyhost sends them. A
 // wire change that would stop a new broker from adopting ptyhosts started
 // by an older build fails here (design.md: a new broker must adopt
