@@ -1,7 +1,7 @@
 // broker/launcher.hpp: the launcher, a tiny process forked from the broker
 // at startup before the broker has threads or confines itself. On request
 // over its socketpair it double-forks, starts a new session and execs
-// signaltty-ptyhost with a clean environment and only fds 0-2 (design.md,
+// signaltty-ptyhost with a clean environment and only fds 0-2 (docs/rules.md,
 // "Who starts whom"). Panes thus never inherit the broker's confinement.
 // Runs in: broker (the client half) and the launcher process (the loop).
 // Never: execs anything but the ptyhost path fixed at fork time, or takes

@@ -45,7 +45,7 @@ constexpr std::chrono::milliseconds kAdoptionBudget{10000};
 // Where each ptyhost publishes its control socket, below the runtime dir.
 constexpr std::string_view kPanesDirName = "panes";
 
-// security.md, broker: not dumpable, no core files, private file modes.
+// docs/rules.md, Hardening: not dumpable, no core files, private file modes.
 void harden_process() {
   ::umask(077);
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -98,7 +98,7 @@ struct Server::Impl {
   void stop(std::string_view why);
 };
 
-// design.md "Who starts whom": before any thread, before any confinement.
+// docs/rules.md "Who starts whom": before any thread, before any confinement.
 Status Server::Impl::start_launcher() {
   SIGNALTTY_TRY(Launcher started,
                 Launcher::start({default_ptyhost_path(), panes_dir(), config.socket_path}));
@@ -208,7 +208,7 @@ void Server::Impl::stop(std::string_view why) {
   acceptor->close(ignored);
   signals.cancel(ignored);
   accept_backoff.cancel();
-  // persistence.md: tails first, then the snapshot.
+  // docs/rules.md, Snapshot: tails first, then the snapshot.
   supervisor->save_tails_now([this] {
     if (auto saved = snapshots->save_now(); !saved.ok())
       log::error("snapshot save at stop failed: " + saved.error().message);

@@ -1,4 +1,4 @@
-// broker/store.hpp: the model of model.md — workspaces (in creation order),
+// broker/store.hpp: the model (docs/rules.md, Model) — workspaces (in creation order),
 // their tabs, and the panes map — and every transition on it. A transition
 // validates first and mutates only when nothing can fail any more, so a
 // failed call leaves the model untouched; a change emits its typed events
@@ -37,7 +37,7 @@ namespace signaltty::broker {
 using Clock = std::function<std::string()>;
 Clock system_clock_rfc3339();
 
-// Default names (model.md, Workspace; Tab and layout).
+// Default names (docs/rules.md: Workspace, Tab and layout).
 inline constexpr std::string_view kDefaultWorkspaceName = "workspace";
 inline constexpr std::string_view kDefaultTabTitle = "tab";
 
@@ -82,7 +82,8 @@ class Store {
                                                std::string_view name);
   // Closes every tab (their panes first: pane.closed each, then tab.closed
   // {tab_id, workspace_id}), then emits workspace.closed {workspace_id}.
-  // `signal` is for the panes' processes (decisions.md 17); see close_tab.
+  // `signal` is for the panes' processes (docs/rules.md, decision 17); see
+  // close_tab.
   Status close_workspace(Txn& txn, std::string_view id_or_handle,
                          const std::optional<protocol::SignalName>& signal = std::nullopt);
 
@@ -95,7 +96,7 @@ class Store {
   // workspace_id}, fixes the workspace's tabs and active_tab_id (the next
   // tab, else the previous one, else none) and emits workspace.updated.
   // Seam: signalling the panes' process groups and waiting for the reap
-  // (decisions.md 17) belongs to the supervisor; `signal` is passed through
+  // (docs/rules.md, decision 17) belongs to the supervisor; `signal` is passed through
   // for it and today the pane records are dropped directly.
   Status close_tab(Txn& txn, std::string_view tab_id,
                    const std::optional<protocol::SignalName>& signal = std::nullopt);
@@ -132,7 +133,7 @@ class Store {
                                   const std::optional<std::string>& split_of = std::nullopt,
                                   protocol::SplitDir dir = protocol::SplitDir::Right);
   // A pane whose ptyhost was adopted at startup but has no record (the
-  // snapshot was lost, decisions.md §2): back into its saved workspace and
+  // snapshot was lost, docs/rules.md, decision 2): back into its saved workspace and
   // tab when both still exist, else into the workspace `recovered` (made
   // on first use, with one tab). Emits as add_pane does.
   Result<protocol::Pane> add_recovered_pane(Txn& txn, protocol::Pane pane);
@@ -142,7 +143,7 @@ class Store {
   Result<protocol::Pane> set_pane_process(Txn& txn, std::string_view pane_id,
                                           std::optional<std::int64_t> pid,
                                           std::optional<std::int64_t> ptyhost_pid);
-  // The child ended (decisions.md §14): live {exited, code}, restore_state
+  // The child ended (docs/rules.md, decision 14): live {exited, code}, restore_state
   // EXITED, exit_code/exit_signal, pid null, lifecycle exited, attention
   // raised to unread (input/permission_required set down to it) unless the
   // pane was reviewed. Emits pane.exited {pane_id, code, signal},
@@ -150,7 +151,7 @@ class Store {
   // attention event. A pane already exited changes nothing.
   Result<protocol::Pane> pane_exited(Txn& txn, std::string_view pane_id,
                                      std::optional<int> code, std::optional<std::string> signal);
-  // Its ptyhost is gone (reboot, crash): persistence.md "Restore": a live
+  // Its ptyhost is gone (reboot, crash): docs/rules.md "Restore": a live
   // pane becomes exited (code null) and RESTORED, or RESUMABLE with an
   // agent resume_argv; an exited one EXITED; pid and ptyhost_pid null.
   // Emits pane.updated when anything changed.
@@ -162,7 +163,7 @@ class Store {
   Result<protocol::Pane> resize_pane(Txn& txn, std::string_view pane_id, protocol::PtySize size);
   // OSC 0/1/2: sanitized, ≤200 chars; empty is ignored. Emits pane.updated.
   Result<protocol::Pane> set_pane_title(Txn& txn, std::string_view pane_id, std::string_view title);
-  // Bell or OSC notification (model.md, attention axis): raise = max, with
+  // Bell or OSC notification (docs/rules.md, Attention axis): raise = max, with
   // attention.created/updated; last_activity_at touched; `last_message`
   // replaced when given. The full notification model is a later issue.
   Status raise_pane_attention(Txn& txn, std::string_view pane_id, protocol::Attention attention,
@@ -183,7 +184,7 @@ class Store {
   void note_scrollback_len(std::string_view pane_id, std::uint64_t lines);
   std::vector<protocol::Pane> list_panes() const;
 
-  // ---- persistence (persistence.md, Snapshot) ----------------------------
+  // ---- persistence (docs/rules.md, Snapshot) ----------------------------
   SnapshotDoc to_snapshot() const;
   // Restores workspaces, tabs and panes as saved. Repairs, each with a
   // log warning: duplicate ids dropped; tabs of a missing workspace and

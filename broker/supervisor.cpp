@@ -32,7 +32,7 @@ constexpr std::string_view kEventNotification = "notification";
 constexpr std::string_view kEventBell = "bell";
 constexpr std::string_view kEventExited = "exited";
 
-// pty.md, "Environment of the child".
+// docs/rules.md, "Environment of the child".
 constexpr std::string_view kDefaultTerm = "TERM=xterm-256color";
 constexpr std::array<std::string_view, 10> kAllowedEnvKeys{
     "TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "EDITOR", "VISUAL", "PAGER", "SHELL",
@@ -61,7 +61,7 @@ void kill_unusable_ptyhost(pid_t pid) {
   if (pidfd) ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
 }
 
-// The notification summary model.md keeps as last_message.
+// The notification summary kept as last_message (docs/rules.md, Pane).
 std::optional<std::string> notification_message(const wire::Event& event) {
   const std::string body = event.body.value_or("");
   if (body.empty()) return std::nullopt;
@@ -363,7 +363,7 @@ void Supervisor::on_event(const std::string& pane_id, const wire::Event& event) 
   commit(txn);
 }
 
-// decisions.md §14: record the exit, then let the ptyhost forget it.
+// docs/rules.md, decision 14: record the exit, then let the ptyhost forget it.
 void Supervisor::on_exited(const std::string& pane_id, const wire::ExitStatus& exit) {
   Host* h = host(pane_id);
   if (!h || h->exited) return;

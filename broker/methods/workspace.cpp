@@ -33,7 +33,7 @@ Result<p::WorkspaceResult> handle(p::WorkspaceRename, Ctx& ctx,
   return p::WorkspaceResult{std::move(ws)};
 }
 
-// As tab.close: panes first (decisions.md §17), the workspace after.
+// As tab.close: panes first (docs/rules.md, decision 17), the workspace after.
 void handle(p::WorkspaceClose, Ctx& ctx, p::WorkspaceCloseParams&& params,
             Reply<p::ClosedResult> reply) {
   Store& store = ctx.services.store;

@@ -1,6 +1,6 @@
 // tests/integration/pane_io_test.cpp: pane.input, resize, signal, read,
 // wait_for_output, clear, attach/detach against the real broker and
-// ptyhosts (pty.md "Input", "Resize and signals", "Reads", "Attach").
+// ptyhosts (docs/rules.md "Input", "Resize and signals", "Reads", "Attach / detach").
 // Runs in: the integration test binary.
 #include "tests/integration/pane_support.hpp"
 

@@ -1,6 +1,6 @@
 // tests/integration/survival_test.cpp: panes outlive their broker
-// (interface.md, Broker process contract; decisions.md §1-3; design.md
-// "The broker can die and nothing is lost"). Each test kills or stops the
+// (docs/rules.md: Broker process contract, decisions 1-3, "The broker can
+// die and nothing is lost"). Each test kills or stops the
 // broker in a different way and checks what the next broker finds.
 // Runs in: the integration test binary.
 #include <dirent.h>
@@ -285,7 +285,8 @@ TEST_F(Survival, StaleSocketIsRemovedAtStartup) {
   EXPECT_FALSE(path_exists(path));
 }
 
-// decisions.md §2: the snapshot lost, the pane comes back in `recovered`.
+// docs/rules.md, decision 2: the snapshot lost, the pane comes back in
+// `recovered`.
 TEST_F(Survival, LivePtyhostWithoutARecordIsAdoptedIntoRecovered) {
   start();
   Client client = connect();
@@ -428,7 +429,7 @@ TEST_F(Survival, PtyhostWhosePidDoesNotMatchTheRecordIsLeftAlone) {
       << "never unlinked";
 }
 
-// persistence.md "Restore": the ptyhost is gone (a reboot); the pane comes
+// docs/rules.md "Restore": the ptyhost is gone (a reboot); the pane comes
 // back RESTORED (RESUMABLE with a resume argv) with its saved tail.
 TEST_F(Survival, RebootRestoresPanesWithTheirSavedTail) {
   start();
