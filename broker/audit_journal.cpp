@@ -1,6 +1,6 @@
 // broker/audit_journal.cpp: owns audit.jsonl and its one .1 predecessor,
 // and audit-retention.json, the evidence that says whether the history on
-// disk is complete (persistence.md, Event journal).
+// disk is complete (docs/rules.md, Event journal).
 // Runs in: broker. Each record is synced, and its evidence rewritten,
 // before the pipeline publishes its event.
 // Never: rewrites or drops a record; never turns an unprovable history
@@ -155,7 +155,7 @@ struct Verdict {
   std::string reason;  // why not provable
 };
 
-// The provability rules of persistence.md, applied at open.
+// The provability rules of docs/rules.md "Event journal", applied at open.
 Verdict judge(const RecordedRetention& rec, const FileScan& pred, const FileScan& cur,
               bool sequence_file_exists) {
   const std::uint64_t found_max = std::max(pred.max_seq, cur.max_seq);
@@ -329,7 +329,7 @@ Status AuditJournal::rotate_if_full() {
   return rotate();
 }
 
-// persistence.md, rotation: evidence first, then rename current over .1,
+// docs/rules.md, Event journal: evidence first, then rename current over .1,
 // then a fresh current file; file and directory synced.
 Status AuditJournal::rotate() {
   if (unsynced_) {  // the records about to become .1 must be durable first

@@ -1,6 +1,6 @@
 // broker/audit_journal.hpp: owns audit.jsonl, its one predecessor
 // audit.jsonl.1 and the coverage evidence audit-retention.json
-// (persistence.md, Event journal): appending records, rotation at 8 MiB,
+// (docs/rules.md, Event journal): appending records, rotation at 8 MiB,
 // the provability verdict, and bounded reads for replay.
 // Runs in: broker. open() at startup; write_batch()/sync()/durable_view()
 // only on the event pipeline's journal thread; publish_view()/capture()
@@ -32,12 +32,12 @@
 
 namespace signaltty::broker {
 
-// Our bound on one journal line (not in the spec): a record carries at most
+// Our bound on one journal line (ours, not the protocol's): a record carries at most
 // one request line's worth of payload plus its envelope. Longer lines are
 // not records; they make history unprovable.
 inline constexpr std::size_t kJournalMaxLineBytes = 2 * limits::kMaxLineBytes;
 
-// audit-retention.json (persistence.md, Event journal).
+// audit-retention.json (docs/rules.md, Event journal).
 struct JournalRetention {
   std::uint64_t retained_after = 0;
   bool predecessor = false;

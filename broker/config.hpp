@@ -1,5 +1,5 @@
 // broker/config.hpp: the broker's resolved paths and switches
-// (interface.md, Paths and environment). Runs in: broker.
+// (docs/rules.md, Paths and environment). Runs in: broker.
 #pragma once
 
 #include <cstddef>

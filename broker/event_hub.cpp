@@ -35,7 +35,7 @@ using p::ReplayStatus;
 // be tested on its own.
 constexpr std::size_t kReplayReadThreads = 1;
 
-// Our bound (not in the spec) on live events held back for one subscriber
+// Our bound (not the protocol's) on live events held back for one subscriber
 // while its journal replay is read or its reply waits to go out. Past it
 // the subscriber lags as if its queue were full: a replay still being read
 // is refused as `truncated`, and the connection is closed either way.
@@ -421,7 +421,7 @@ std::vector<StateEvent> EventHub::Impl::ring_after(std::uint64_t after,
 
 // ---- replay --------------------------------------------------------------------
 
-// Status order of persistence.md, Replay: cursor_ahead, complete (journal
+// Status order of docs/rules.md "Replay": cursor_ahead, complete (journal
 // or ring), history_lost, unavailable. The fence and the capture (ring
 // copy, journal files and their proof) are taken here, in one io-thread turn.
 // Only a cursor above every number ever issued is ahead: one between the

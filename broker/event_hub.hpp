@@ -1,7 +1,7 @@
 // broker/event_hub.hpp: where published state events go: the in-memory
 // ring of the last 1024, and every subscribed session's filter; serves
 // `subscribe` (live and replay from ring + journal with the proof rules of
-// persistence.md, Replay).
+// docs/rules.md, Replay).
 // Runs in: broker (io thread; journal reads on a worker thread).
 // Never: numbers or journals events (the pipeline did, before publish()).
 //
@@ -36,7 +36,7 @@ namespace signaltty::broker {
 
 class AuditJournal;
 
-// What one subscription selects (seeds/08-ipc.md, subscribe).
+// What one subscription selects (docs/rules.md, Events).
 struct EventFilter {
   // Declared event names or globs (protocol::is_event_selector); empty
   // selects every event.
@@ -44,7 +44,7 @@ struct EventFilter {
   // Empty: no task filter. Otherwise an event whose payload names a task
   // (top-level `task_id`, or `task.id`) passes only if that task is listed;
   // an event that names no task is judged by the selectors alone. This is
-  // how we read the seed's "only events whose payload carries a matching
+  // how we read the protocol's "only events whose payload carries a matching
   // task_id are delivered (other events still pass the glob match)".
   std::vector<std::string> task_ids;
 

@@ -1,5 +1,5 @@
 // broker/handle.cpp: workspace handle slugs, pane name rules and display
-// name sanitizing (model.md, "Ids, handles, names"; Tab and layout titles).
+// name sanitizing (docs/rules.md: "Ids, handles, names", "Tab and layout").
 // Runs in: broker (io thread). Never: touches the store or the clock.
 #include "broker/handle.hpp"
 

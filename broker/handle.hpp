@@ -1,6 +1,6 @@
 // broker/handle.hpp: the names the model hands out or accepts: workspace
 // handles (immutable slugs), pane names, and the display names of
-// workspaces and tabs (model.md, "Ids, handles, names").
+// workspaces and tabs (docs/rules.md, "Ids, handles, names").
 // Runs in: broker (io thread). Pure functions over strings.
 // Never: looks at the store; the caller says which handles are taken.
 //
@@ -20,7 +20,8 @@
 
 namespace signaltty::broker {
 
-// The handle used when a name slugs to nothing (model.md).
+// The handle used when a name slugs to nothing (docs/rules.md, Ids, handles,
+// names).
 inline constexpr std::string_view kEmptyHandle = "ws";
 
 using HandleTaken = std::function<bool(std::string_view candidate)>;

@@ -24,7 +24,7 @@ Result<p::WorkspaceResult> handle(p::WorkspaceCreate, Ctx& ctx, p::WorkspaceCrea
 Result<p::WorkspaceListResult> handle(p::WorkspaceList, Ctx& ctx, p::Empty&& params);
 Result<p::WorkspaceGetResult> handle(p::WorkspaceGet, Ctx& ctx, p::WorkspaceRef&& params);
 Result<p::WorkspaceResult> handle(p::WorkspaceRename, Ctx& ctx, p::WorkspaceRenameParams&& params);
-// Closes every pane (signal, then removal once reaped; decisions.md §17)
+// Closes every pane (signal, then removal once reaped; docs/rules.md, decision 17)
 // and replies once the workspace is gone.
 void handle(p::WorkspaceClose, Ctx& ctx, p::WorkspaceCloseParams&& params,
             Reply<p::ClosedResult> reply);

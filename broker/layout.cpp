@@ -1,4 +1,4 @@
-// broker/layout.cpp: layout tree edits and checks (model.md, "Tab and
+// broker/layout.cpp: layout tree edits and checks (docs/rules.md, "Tab and
 // layout"). Trees are immutable: edits copy the path from the root to the
 // change and share every other subtree.
 // Runs in: broker (io thread). Never: mutates a node reachable from its input.

@@ -1,7 +1,7 @@
-// broker/layout.hpp: the rules of a tab's layout tree (model.md, "Tab and
-// layout"; seeds/08-ipc.md tab.set_layout, tab.set_ratio, pane.swap,
-// pane.move). Pure functions: a Layout's children are shared and immutable,
-// so every edit returns a new tree that shares the untouched subtrees.
+// broker/layout.hpp: the rules of a tab's layout tree (docs/rules.md, "Tab and
+// layout": tab.set_layout, tab.set_ratio, pane.swap, pane.move). Pure
+// functions: a Layout's children are shared and immutable, so every edit
+// returns a new tree that shares the untouched subtrees.
 // Runs in: broker (io thread). Never: knows the store; pane ids come in as
 // plain strings and the caller resolves names first.
 //

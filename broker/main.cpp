@@ -1,4 +1,4 @@
-// broker/main.cpp: signaltty-broker's command line (interface.md, Broker
+// broker/main.cpp: signaltty-broker's command line (docs/rules.md, Broker
 // process contract). Runs in: broker. Never: does work of its own.
 #include <CLI/CLI.hpp>
 

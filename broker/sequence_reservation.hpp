@@ -1,5 +1,5 @@
 // broker/sequence_reservation.hpp: owns event-sequence.json, the highest
-// event number reserved so far (persistence.md, Sequence reservation).
+// event number reserved so far (docs/rules.md, Sequence reservation).
 // Numbers are reserved durably in blocks of 4096 before any is issued, so
 // a crash never reuses one; a restart skips what the last run left unused.
 // Runs in: broker (io thread; the file write is small and rare).

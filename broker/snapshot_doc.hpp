@@ -1,5 +1,5 @@
 // broker/snapshot_doc.hpp: the snapshot file's typed shape
-// (persistence.md, Snapshot): {version, saved_at, workspaces, tabs, panes,
+// (docs/rules.md, Snapshot): {version, saved_at, workspaces, tabs, panes,
 // notifications, tasks}. Objects are exactly the model's wire JSON.
 // Runs in: broker. Never: holds runtime-only state (offsets, viewers, fds).
 #pragma once

@@ -1,4 +1,4 @@
-// broker/snapshot_store.hpp: owns snapshot.json (persistence.md, Snapshot):
+// broker/snapshot_store.hpp: owns snapshot.json (docs/rules.md, Snapshot):
 // loading it at startup (a corrupt file is set aside, an unknown version
 // refuses to start) and saving it durably, debounced, off the io thread.
 // Runs in: broker. load/save_snapshot anywhere; SnapshotScheduler on the io
@@ -37,7 +37,7 @@
 
 namespace signaltty::broker {
 
-// Our bound on snapshot.json (not in the spec): far above any real model;
+// Our bound on snapshot.json (ours, not the protocol's): far above any real model;
 // a larger file is refused rather than read into memory.
 inline constexpr std::size_t kSnapshotMaxBytes = 256u << 20;
 

@@ -1,5 +1,5 @@
-// broker/store.cpp: the model and its transitions (model.md; seeds/08-ipc.md
-// workspace.* and tab.*; persistence.md, restore). Every transition finds
+// broker/store.cpp: the model and its transitions (docs/rules.md:
+// Model, Methods, Restore). Every transition finds
 // and validates first, then mutates and emits, so a failure changes nothing.
 // Runs in: broker (io thread). Never: performs I/O beyond resolving a
 // workspace cwd, and never publishes: the caller commits the Txn.
@@ -29,7 +29,7 @@ using protocol::Workspace;
 
 namespace {
 
-// model.md, Pane: `live` is {"state":"live"} while the child runs.
+// docs/rules.md, Pane: `live` is {"state":"live"} while the child runs.
 constexpr std::string_view kPaneLiveState = "live";
 
 Error not_found(ErrorCode code, std::string_view what, std::string_view key_field,
@@ -455,7 +455,7 @@ void Store::repair_layouts() {
 }
 
 // Saved handles are kept (a duplicate loses its handle); the rest are
-// derived in workspace-id order, as model.md asks.
+// derived in workspace-id order (docs/rules.md, Ids, handles, names).
 void Store::backfill_handles() {
   std::set<std::string, std::less<>> taken;
   for (auto& [id, ws] : workspaces_) {

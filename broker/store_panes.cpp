@@ -1,5 +1,5 @@
-// broker/store_panes.cpp: the store's pane transitions (model.md, Pane,
-// layout, lifecycle on exit; persistence.md, restore; seeds/08-ipc.md
+// broker/store_panes.cpp: the store's pane transitions (docs/rules.md: Pane,
+// Tab and layout, decision 14, Restore;
 // pane.rename/swap/move). Each one finds and validates first, then mutates
 // and emits, so a failure changes nothing.
 // Runs in: broker (io thread). Never: talks to a ptyhost; the supervisor
@@ -25,9 +25,9 @@ using protocol::Workspace;
 
 namespace {
 
-// model.md, Tab titles: the tab pane.spawn creates when there is none.
+// docs/rules.md, Tab and layout: the tab pane.spawn creates when there is none.
 constexpr std::string_view kSpawnTabTitle = "agents";
-// decisions.md §2: where ptyhosts without a record are put back.
+// docs/rules.md, decision 2: where ptyhosts without a record are put back.
 constexpr std::string_view kRecoveredWorkspaceName = "recovered";
 constexpr std::string_view kLiveState = "live";
 constexpr std::string_view kExitedState = "exited";

@@ -4,11 +4,11 @@
 // (exit, title, bell, notification) into store transitions, streams their
 // output to viewers, closes panes (signal, SIGKILL after 5 s, removal once
 // reaped) and keeps each pane's scrollback tail on disk for the day its
-// ptyhost is gone (persistence.md, history/<pane_id>.tail).
+// ptyhost is gone (docs/rules.md, Tails).
 // Runs in: broker (io thread; tail files are written on a worker thread).
 // Never: kills or unlinks a live ptyhost because a probe failed, adopts a
 // ptyhost whose uid or pid does not match, or writes a tail for a
-// `redact` workspace (decisions.md §2, §22; design.md, "Why the split").
+// `redact` workspace (docs/rules.md: decisions 2 and 22, "Why the split").
 //
 // Usage (broker/server.cpp):
 //   Supervisor supervisor(io, config, launcher, store, pipeline, snapshots, viewers);
@@ -44,9 +44,10 @@ class SnapshotScheduler;
 class Store;
 class Viewers;
 
-// decisions.md §17: SIGKILL follows the requested signal after this long.
+// docs/rules.md, decision 17: SIGKILL follows the requested signal after
+// this long.
 inline constexpr std::chrono::milliseconds kCloseKillAfter{5000};
-// persistence.md: a tail file holds at most this many bytes of lines.
+// docs/rules.md, Tails: a tail file holds at most this many bytes of lines.
 inline constexpr std::size_t kTailMaxBytes = 64u << 10;
 // How often live panes' tails are checked for new lines and rewritten.
 inline constexpr std::chrono::milliseconds kTailRefreshInterval{2000};
@@ -97,8 +98,8 @@ struct AdoptionReport {
   std::chrono::milliseconds took{0};
 };
 
-// The child's environment (pty.md, "Environment of the child"): the
-// broker's own minus every LD_* (decisions.md §16) and SIGNALTTY_SOCKET;
+// The child's environment (docs/rules.md, "Environment of the child"): the
+// broker's own minus every LD_* (docs/rules.md, decision 16) and SIGNALTTY_SOCKET;
 // request entries only for allowlisted keys; TERM=xterm-256color unless
 // set; then SIGNALTTY_PANE, SIGNALTTY_SOCKET and, when given,
 // SIGNALTTY_PARENT_PANE and SIGNALTTY_TASK are forced.
@@ -143,7 +144,7 @@ class Supervisor {
 
   void read(const std::string& pane_id, const ReadSpec& spec,
             std::function<void(Result<protocol::PaneReadResult>)> done);
-  // Writes within the budget left until `deadline` (pty.md, Input).
+  // Writes within the budget left until `deadline` (docs/rules.md, Input).
   void input(const std::string& pane_id, std::string bytes,
              std::chrono::steady_clock::time_point deadline,
              std::function<void(Result<protocol::PaneInputResult>)> done);

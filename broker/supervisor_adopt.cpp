@@ -1,8 +1,8 @@
 // broker/supervisor_adopt.cpp: re-adopting the ptyhosts a previous broker
-// left running (design.md, "The broker can die and nothing is lost";
-// decisions.md §1-3). Every candidate is probed at once; a live one keeps
-// its pane id, pids, process_instance and offsets; a missing one restores
-// its pane per persistence.md; a stale socket (ECONNREFUSED) is removed.
+// left running (docs/rules.md: "The broker can die and nothing is lost",
+// decisions 1-3). Every candidate is probed at once; a live one keeps its
+// pane id, pids, process_instance and offsets; a missing one restores its
+// pane (docs/rules.md, Restore); a stale socket (ECONNREFUSED) is removed.
 // Runs in: broker (io thread), before the listener opens.
 // Never: kills or unlinks a ptyhost that answered, whatever it said; a
 // peer with another uid, a pid that differs from the record, or a Hello we

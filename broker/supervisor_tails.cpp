@@ -1,6 +1,6 @@
 // broker/supervisor_tails.cpp: each pane's scrollback tail on disk,
-// `history/<pane_id>.tail` (persistence.md: ≤64 KiB of rendered lines,
-// 0600; none for `redact` workspaces, decisions.md §22), refreshed from
+// `history/<pane_id>.tail` (docs/rules.md, Tails: ≤64 KiB of rendered
+// lines, 0600; none for `redact` workspaces, decision 22), refreshed from
 // live ptyhosts when their rendered head moved, and the reads of a pane
 // whose ptyhost is gone, served from it.
 // Runs in: broker (io thread; the files are written on a worker thread).
@@ -82,7 +82,7 @@ std::optional<std::string> Supervisor::saved_tail(const std::string& pane_id) {
   return *text;
 }
 
-// persistence.md "Restore" 3: the surface is filled from the tail; its
+// docs/rules.md "Restore" 3: the surface is filled from the tail; its
 // rendered seqs start at 1, and any older cursor reads as dropped.
 Result<protocol::PaneReadResult> Supervisor::read_saved(const std::string& pane_id,
                                                         const ReadSpec& spec) {

@@ -1,5 +1,5 @@
-// broker/viewers.hpp: the attach registry (pty.md "Attach / detach";
-// seeds/08-ipc.md pty.data): which sessions view which panes, and the
+// broker/viewers.hpp: the attach registry (docs/rules.md "Attach / detach";
+// docs/rules.md pty.data): which sessions view which panes, and the
 // fan-out of a pane's output to them as `pty.data {pane_id, data_b64,
 // output_offset}` events, each taking an ephemeral seq (never journaled).
 // Base64 happens here, at the client edge.

@@ -1,5 +1,5 @@
 // cli/output_cursor.hpp: the attach client's place in a pane's output
-// stream (pty.md, "Attach / detach"; seeds/08-ipc.md, pty.data): how many
+// stream (docs/rules.md: "Attach / detach", "pty.data"): how many
 // bytes of output the screen already shows, and what to do with each
 // pty.data chunk given its end offset.
 // Runs in: CLI. Never: writes anything; the session acts on the verdict.

@@ -5,7 +5,7 @@
 //                                               --enter appends a carriage return
 //   signaltty pane input PANE [TEXT]            pane.input with TEXT's bytes as they are
 //                                               (or stdin's, when piped); --data-b64 still works
-//   signaltty pane wait-output ...              the seed's name for pane wait-for-output
+//   signaltty pane wait-output ...              the protocol's name for pane wait-for-output
 // The base64 of pane.input is the CLI's job, never the user's.
 // Runs in: CLI. Never: sends a request before the whole command line parsed.
 #pragma once

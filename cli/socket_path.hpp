@@ -1,5 +1,5 @@
 // cli/socket_path.hpp: where the CLI looks for the broker's socket
-// (interface.md, "Paths and environment"): --socket, else SIGNALTTY_SOCKET,
+// (docs/rules.md, "Paths and environment"): --socket, else SIGNALTTY_SOCKET,
 // else $XDG_RUNTIME_DIR/signaltty/signaltty.sock, else
 // /tmp/signaltty-$UID/signaltty.sock.
 // Runs in: CLI. Never: creates or checks the directory (the broker owns it).

@@ -22,7 +22,7 @@
 
 namespace signaltty {
 
-// seeds/08-ipc.md "Error codes", in the seed's order. Pick the most specific
+// docs/rules.md "Error codes", in the protocol's order. Pick the most specific
 // code: a caller's bad input is never INTERNAL.
 enum class ErrorCode {
   BadProtocol,

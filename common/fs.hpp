@@ -1,5 +1,5 @@
 // common/fs.hpp: small file-system primitives with the durability rules of
-// persistence.md: durable write = temp (0600) → fsync → rename → fsync(dir).
+// docs/rules.md, Durable writes: temp (0600) → fsync → rename → fsync(dir).
 // Runs in: broker (and any process that keeps files). Never: follows a
 // symlink when it creates a file (O_NOFOLLOW|O_EXCL on the temp file).
 #pragma once
@@ -15,7 +15,7 @@
 namespace signaltty::fs {
 
 Status write_file_durable(const std::string& path, std::string_view contents, mode_t mode = 0600);
-// Same steps without the fsyncs (snapshot tails, persistence.md "no fsync").
+// Same steps without the fsyncs (snapshot tails, docs/rules.md "Durable writes").
 Status write_file_atomic(const std::string& path, std::string_view contents, mode_t mode = 0600);
 Status fsync_dir(const std::string& dir);
 // Reads a whole regular file up to max_bytes (IO_ERROR beyond, or if missing).

@@ -1,6 +1,6 @@
-// common/limits.hpp: every limit of the spec as a named constant, with the
-// section that sets it. Runs in: every process.
-// Never: holds tunables that are not in the spec without saying so.
+// common/limits.hpp: every limit of the protocol as a named constant, with
+// the section of docs/rules.md that sets it. Runs in: every process.
+// Never: holds tunables that are not in docs/rules.md without saying so.
 #pragma once
 
 #include <chrono>
@@ -9,23 +9,23 @@
 
 namespace signaltty::limits {
 
-// seeds/08-ipc.md, transport: one JSONL line, request or response.
+// docs/rules.md, Transport: one JSONL line, request or response.
 inline constexpr std::size_t kMaxLineBytes = 16u << 20;
 
-// Our cap on bytes queued towards one client (not in the seed): a client
+// Our cap on bytes queued towards one client (ours, not the protocol's): a client
 // that stops reading is dropped once its queue passes this, so it can never
 // pin broker memory or delay other clients. Room for several max lines.
 inline constexpr std::size_t kClientQueueCapBytes = 64u << 20;
 
-// persistence.md, replay: in-memory ring of state events.
+// docs/rules.md, Replay: in-memory ring of state events.
 inline constexpr std::size_t kEventRingSize = 1024;
-// persistence.md, replay: more matching events than this is `truncated`.
+// docs/rules.md, Replay: more matching events than this is `truncated`.
 inline constexpr std::size_t kReplayMaxEvents = 4096;
-// persistence.md, sequence reservation: numbers reserved per durable write.
+// docs/rules.md, Sequence reservation: numbers reserved per durable write.
 inline constexpr std::uint64_t kSeqReservationBlock = 4096;
-// persistence.md, event journal: rotation threshold of audit.jsonl.
+// docs/rules.md, Event journal: rotation threshold of audit.jsonl.
 inline constexpr std::uint64_t kJournalRotateBytes = 8u << 20;
-// persistence.md, snapshot triggers: a structural change is flushed at most
+// docs/rules.md, Snapshot: a structural change is flushed at most
 // once per this interval.
 inline constexpr std::chrono::milliseconds kSnapshotDebounce{2000};
 // persistence.md, snapshots/: rotating copies kept, and at most one per
@@ -37,22 +37,26 @@ inline constexpr std::chrono::minutes kSnapshotCopyInterval{15};
 inline constexpr std::chrono::milliseconds kLogindRetryFirst{1000};
 inline constexpr std::chrono::milliseconds kLogindRetryMax{60000};
 
-// model.md: workspace handles are cut at this many characters.
+// docs/rules.md, Ids, handles, names: workspace handles are cut at this many characters.
 inline constexpr std::size_t kHandleMaxChars = 32;
-// model.md: pane names are at most this many bytes.
+// docs/rules.md, Ids, handles, names: pane names are at most this many bytes.
 inline constexpr std::size_t kPaneNameMaxBytes = 32;
-// model.md: tab.set_ratio / layout split ratios are clamped to this range.
+// docs/rules.md, Tab and layout: tab.set_ratio / layout split ratios are clamped to this range.
 inline constexpr double kRatioMin = 0.05;
 inline constexpr double kRatioMax = 0.95;
-// model.md: titles (workspace/tab names included) are cut at this length.
+// docs/rules.md, Ids, handles, names: titles (workspace/tab names included) are cut at this length.
 inline constexpr std::size_t kTitleMaxChars = 200;
-// Our bound on a layout tree's depth from clients (not in the seed): deeper
+// Our bound on a layout tree's depth from clients (ours, not the protocol's): deeper
 // trees than panes a tab could hold are refused before recursion.
 inline constexpr std::size_t kLayoutMaxDepth = 64;
-// Our bound on workspace/tab names from clients (not in the seed).
+// Our bound on workspace/tab names from clients (ours, not the protocol's).
 inline constexpr std::size_t kNameMaxBytes = 256;
 
-// pty.md: size clamps and default.
+// docs/rules.md "Reads": the most lines one pane read returns (tail,
+// rendered and the broker's own tail reads alike).
+inline constexpr std::size_t kReadMaxLines = 5000;
+
+// docs/rules.md, Spawn: size clamps and default.
 inline constexpr int kPaneColsMin = 20;
 inline constexpr int kPaneColsMax = 500;
 inline constexpr int kPaneRowsMin = 5;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# packaging/dev.sh: the developer entry point (interface.md, Build and layout).
+# packaging/dev.sh: the developer entry point (docs/rules.md, Build and layout).
 #
 #   ./packaging/dev.sh run     install missing packages, build, start signaltty
 #   ./packaging/dev.sh test    install missing packages, build, run every test

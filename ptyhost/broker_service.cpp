@@ -19,8 +19,6 @@ using protocol::Json;
 constexpr std::size_t kSocketReadBytes = 64u << 10;
 // Frames handed to one gathered write.
 constexpr std::size_t kMaxGatherFrames = 64;
-// Input frames: u32 LE budget in ms ahead of the bytes (after the rid tag).
-constexpr std::size_t kInputBudgetBytes = 4;
 
 // What every request carries besides its own fields.
 struct RequestHead {
@@ -147,15 +145,9 @@ Status BrokerService::dispatch(const Json& doc) {
 
 Status BrokerService::handle_input(std::string_view payload) {
   if (phase_ != Phase::Ready) return protocol_error("input before hello");
-  auto tagged = protocol::split_tagged(payload);
-  if (!tagged || tagged->second.size() < kInputBudgetBytes)
-    return protocol_error("input frame shorter than its header");
-  const std::string_view rest = tagged->second;
-  std::uint32_t budget_ms = 0;
-  for (std::size_t i = 0; i < kInputBudgetBytes; ++i)
-    budget_ms |= static_cast<std::uint32_t>(static_cast<unsigned char>(rest[i])) << (8 * i);
-  host_.input(tagged->first, std::chrono::milliseconds(budget_ms),
-              std::string(rest.substr(kInputBudgetBytes)));
+  auto input = protocol::split_input(payload);
+  if (!input) return protocol_error("input frame shorter than its header");
+  host_.input(input->rid, std::chrono::milliseconds(input->budget_ms), std::string(input->bytes));
   return {};
 }
 

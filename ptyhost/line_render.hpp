@@ -11,7 +11,7 @@
 
 namespace signaltty::ptyhost {
 
-// pty.md "Reads" strip_ansi: Plain drops colours, Ansi keeps them as SGR
+// docs/rules.md "Reads" strip_ansi: Plain drops colours, Ansi keeps them as SGR
 // sequences, each line ending with a reset when it changed the pen.
 enum class TextStyle { Plain, Ansi };
 

@@ -1,5 +1,5 @@
-// ptyhost/osc_scanner.hpp: OscScanner, the OSC / BEL scanner of pty.md, and
-// the notification text sanitizer.
+// ptyhost/osc_scanner.hpp: OscScanner, the OSC / BEL scanner (docs/rules.md
+// "OSC / BEL scanner"), and the notification text sanitizer.
 // Runs in: ptyhost, on the raw bytes of every output chunk, beside (and
 // independent of) the VT model.
 // Never: draws anything or keeps more than one unterminated OSC

@@ -44,7 +44,7 @@ constexpr milliseconds kStopFlushDeadline{5000};
 constexpr int kCloseKillAfterMaxMs = 60000;
 // Reads of kReadChunkBytes per wakeup before yielding to the socket.
 constexpr int kReadChunksPerWakeup = 4;
-// pane.clear (pty.md "Rendered ring"): home, erase screen, erase scrollback.
+// pane.clear (docs/rules.md "Rendered ring"): home, erase screen, erase scrollback.
 constexpr std::string_view kClearSequence = "\x1b[H\x1b[2J\x1b[3J";
 
 // Event kinds (ptyhost_wire.hpp, Event).

@@ -1,5 +1,5 @@
 // ptyhost/pty_input.hpp: PtyInput, the FIFO of bytes on their way into the
-// PTY master (pty.md "Input"): non-blocking writes, a wait for writability
+// PTY master (docs/rules.md "Input"): non-blocking writes, a wait for writability
 // on EAGAIN, each request bounded by its budget.
 // Runs in: ptyhost, on the event loop's thread.
 // Never: blocks the loop, retries or rolls back a partial write, or writes

@@ -4,7 +4,7 @@
 // screen (terminal.cpp), reads come from the broker.
 // Never: splits raw bytes into lines; every line comes from the grid.
 //
-// pty.md "Rendered ring": seqs start at 1 and grow by one per new or changed
+// docs/rules.md "Rendered ring": seqs start at 1 and grow by one per new or changed
 // line; the screen's rows carry their own seqs (grid.hpp), so a repainted row
 // takes a fresh seq in place and history only grows by scrolling. Seqs along
 // the ring are therefore not sorted: a read returns, in screen order, every

@@ -1,5 +1,5 @@
-// ptyhost/terminal.hpp: Terminal, one pane's headless terminal (pty.md "What
-// the terminal backend keeps"): libvterm's parser and state drive our own
+// ptyhost/terminal.hpp: Terminal, one pane's headless terminal (docs/rules.md
+// "What the terminal keeps"): libvterm's parser and state drive our own
 // main and alternate grids; rows leaving the main screen enter the rendered
 // ring; reads, the attach snapshot and the live-upgrade blob come from here.
 // Runs in: ptyhost, one Terminal per pane, fed each output chunk in order.
@@ -15,7 +15,7 @@
 //   std::string blob = term.serialize();     // live upgrade: hand to successor
 //   SIGNALTTY_TRY(auto restored, Terminal::deserialize(blob));
 //
-// Sequencing (pty.md "Rendered ring"): each feed() is one batch. While it
+// Sequencing (docs/rules.md "Rendered ring"): each feed() is one batch. While it
 // runs, writes mark rows dirty and rows scrolled off the top of the main
 // screen enter history, keeping their seq or taking a fresh one if changed.
 // When it ends, every changed content row of the shown screen takes a fresh

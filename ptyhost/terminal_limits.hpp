@@ -1,5 +1,6 @@
 // ptyhost/terminal_limits.hpp: the limits of the ptyhost's terminal model as
-// named constants, each beside the spec section (or our reason) that sets it.
+// named constants, each beside the docs/rules.md section (or our reason)
+// that sets it.
 // Runs in: ptyhost. Never: holds limits another process must agree on; those
 // live in common/limits.hpp.
 #pragma once
@@ -10,16 +11,17 @@
 
 namespace signaltty::ptyhost::limits {
 
-// pty.md "Rendered ring": content lines kept per pane once scrolled off.
+// docs/rules.md "Rendered ring": content lines kept per pane once scrolled off.
 inline constexpr std::size_t kHistoryMaxLines = 5000;
-// pty.md "Reads": the largest `lines` a read may ask for.
-inline constexpr std::size_t kReadMaxLines = 5000;
+// docs/rules.md "Reads": the largest `lines` a read may ask for, shared with the
+// broker.
+using signaltty::limits::kReadMaxLines;
 
-// pty.md "OSC / BEL scanner": bytes of a split OSC carried to the next read;
-// a longer unterminated run is dropped.
+// docs/rules.md "OSC / BEL scanner": bytes of a split OSC carried to the next
+// read; a longer unterminated run is dropped.
 inline constexpr std::size_t kOscCarryMaxBytes = 8192;
-// Notification sanitizer: titles (model.md's title cut) and bodies, counted in
-// code points.
+// Notification sanitizer (docs/rules.md "OSC / BEL scanner"): titles and
+// bodies, counted in code points.
 inline constexpr std::size_t kOscTitleMaxChars = signaltty::limits::kTitleMaxChars;
 inline constexpr std::size_t kNotificationBodyMaxChars = 2000;
 

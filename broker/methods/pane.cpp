@@ -1,6 +1,6 @@
 // broker/methods/pane.cpp: pane.spawn, pane.split, pane.get, pane.rename,
-// pane.swap, pane.move, pane.close (seeds/08-ipc.md; pty.md "Spawn";
-// model.md, Pane and layout). A launch is validated, then the ptyhost is
+// pane.swap, pane.move, pane.close (docs/rules.md:
+// Spawn, Pane, Tab and layout). A launch is validated, then the ptyhost is
 // started, and only then is the pane published: a failed launch leaves no
 // tab or pane behind.
 // Runs in: broker (io thread). Never: starts a process itself (the
@@ -56,7 +56,7 @@ Status check_directory(const std::string& dir) {
   return {};
 }
 
-// pty.md "Spawn" 2: a relative program path with '/' is anchored at cwd.
+// docs/rules.md "Spawn" 2: a relative program path with '/' is anchored at cwd.
 std::string anchored_program(const std::string& program, const std::string& cwd) {
   if (program.empty() || program.front() == '/' || program.find('/') == std::string::npos)
     return program;
@@ -106,7 +106,7 @@ Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
   return d;
 }
 
-// Lineage (model.md): root = the parent's root, else the parent.
+// Lineage (docs/rules.md, Pane): root = the parent's root, else the parent.
 Status apply_lineage(const Store& store, const p::PaneSpawnParams& params, p::Pane& pane) {
   if (params.label && code_point_count(*params.label) > p::kPaneLabelMaxChars)
     return field_error("label", "at most " + std::to_string(p::kPaneLabelMaxChars) + " characters");
@@ -253,7 +253,8 @@ Result<p::TabsResult> handle(p::PaneMove, Ctx& ctx, p::PaneMoveParams&& params) 
   return p::TabsResult{std::move(tabs)};
 }
 
-// decisions.md §17: the reply comes once the pane is reaped and removed.
+// docs/rules.md, decision 17: the reply comes once the pane is reaped and
+// removed.
 void handle(p::PaneClose, Ctx& ctx, p::PaneCloseParams&& params, Reply<p::ClosedResult> reply) {
   auto pane = ctx.services.store.find_pane(params.pane_id);
   if (!pane.ok()) return reply(std::move(pane).error());

@@ -1,5 +1,5 @@
-// broker/methods/pane_attach.cpp: pane.attach and pane.detach (pty.md
-// "Attach / detach"; seeds/08-ipc.md pty.data). Attach: optional resize →
+// broker/methods/pane_attach.cpp: pane.attach and pane.detach (docs/rules.md
+// "Attach / detach", "pty.data"). Attach: optional resize →
 // register the viewer (held) → snapshot and its offset, taken atomically
 // by the ptyhost → mark seen → reply → only then the held pty.data.
 // Runs in: broker (io thread). Never: lets a pty.data event overtake the

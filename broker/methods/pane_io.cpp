@@ -1,5 +1,5 @@
 // broker/methods/pane_io.cpp: pane.input, pane.resize, pane.signal,
-// pane.read, pane.clear (pty.md "Input", "Resize and signals", "Reads").
+// pane.read, pane.clear (docs/rules.md "Input", "Resize and signals", "Reads").
 // Runs in: broker (io thread). Never: touches a PTY; the pane's ptyhost
 // does, through the supervisor.
 #include "broker/handlers.hpp"
@@ -45,7 +45,7 @@ std::function<void(Status)> reply_status(Reply<R> reply, R value) {
 
 }  // namespace
 
-// The budget runs from request entry (pty.md, Input).
+// The budget runs from request entry (docs/rules.md, Input).
 void handle(p::PaneInput, Ctx& ctx, p::PaneInputParams&& params, Reply<p::PaneInputResult> reply) {
   const auto deadline = std::chrono::steady_clock::now() + p::kInputBudget;
   if (params.data_b64.size() > p::kInputMaxBase64Bytes) {
@@ -69,7 +69,7 @@ void handle(p::PaneInput, Ctx& ctx, p::PaneInputParams&& params, Reply<p::PaneIn
                                 with_written_bytes(std::move(reply)));
 }
 
-// pty.md: clamp, TIOCSWINSZ (the ptyhost), store pty_size, pane.resized.
+// docs/rules.md, Resize and signals: clamp, TIOCSWINSZ (the ptyhost), store pty_size, pane.resized.
 void handle(p::PaneResize, Ctx& ctx, p::PaneResizeParams&& params, Reply<p::PaneResult> reply) {
   auto id = find_pane_id(ctx.services.store, params.pane_id);
   if (!id.ok()) return reply(std::move(id).error());

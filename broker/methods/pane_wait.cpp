@@ -1,5 +1,5 @@
-// broker/methods/pane_wait.cpp: pane.wait_for_output (seeds/08-ipc.md;
-// pty.md "Reads"): re-read every 100 ms with pane.read's mode, lines and
+// broker/methods/pane_wait.cpp: pane.wait_for_output
+// (docs/rules.md "Reads"): re-read every 100 ms with pane.read's mode, lines and
 // strip_ansi until one line contains `match` (or matches it as an RE2
 // pattern); rendered mode reads the whole ring past its cursor each time
 // and advances the cursor; an exited pane gets one last read, then
@@ -20,7 +20,7 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// pty.md: rendered waits read up to the ring's cap per poll.
+// docs/rules.md, Reads: rendered waits read up to the ring's cap per poll.
 constexpr std::uint32_t kRenderedPollLines = p::kReadLinesMax;
 // Ours: a timeout past this is as good as forever (and keeps the clock sane).
 constexpr double kOutputWaitTimeoutMaxS = 365.0 * 24 * 3600;

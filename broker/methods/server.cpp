@@ -37,7 +37,7 @@ Result<p::ServerSchemaResult> handle(p::ServerSchema, Ctx&, p::Empty&&) {
 
 namespace {
 
-// persistence.md: the snapshot is saved before server.will_shutdown is
+// docs/rules.md, Snapshot: the snapshot is saved before server.will_shutdown is
 // emitted; the reply follows the event, then the broker stops.
 void stop_after_reply(Services& services, Txn& txn, pid_t requester,
                       const Reply<p::ServerShutdownResult>& reply) {

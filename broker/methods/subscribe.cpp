@@ -1,5 +1,5 @@
-// broker/methods/subscribe.cpp: the `subscribe` handler (seeds/08-ipc.md;
-// replay rules in persistence.md, Replay).
+// broker/methods/subscribe.cpp: the `subscribe` handler
+// (docs/rules.md: Events, Replay).
 // Runs in: broker (io thread).
 // Never: decides replay status or writes events itself; the event hub owns
 // subscriptions, the fence and the replay.

@@ -37,7 +37,7 @@ namespace signaltty::protocol {
 using Json = nlohmann::json;
 
 // A field that encodes as JSON null when empty (instead of being omitted),
-// for the few wire fields the spec declares nullable (`pid`, `code`, …).
+// for the few wire fields the protocol declares nullable (`pid`, `code`, …).
 template <class T>
 struct Nullable {
   std::optional<T> value;

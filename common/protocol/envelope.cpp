@@ -1,5 +1,5 @@
-// common/protocol/envelope.cpp: envelope decode/encode (seeds/08-ipc.md,
-// Envelope). Runs in: every process.
+// common/protocol/envelope.cpp: envelope decode/encode (docs/rules.md,
+// Envelope and rules). Runs in: every process.
 #include "common/protocol/envelope.hpp"
 
 #include <algorithm>

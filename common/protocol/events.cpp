@@ -1,5 +1,5 @@
 // common/protocol/events.cpp: event selectors and glob matching
-// (seeds/08-ipc.md, glob subscriptions). Runs in: broker, CLI.
+// (docs/rules.md, Events). Runs in: broker, CLI.
 #include "common/protocol/events.hpp"
 
 namespace signaltty::protocol {

@@ -1,4 +1,4 @@
-// common/protocol/events.hpp: every event of seeds/08-ipc.md with its
+// common/protocol/events.hpp: every event of signaltty/1 with its
 // payload type, and the subscription glob families. The store emits these
 // types; nothing else spells an event name.
 // Runs in: every process. Never: decides who receives an event.
@@ -142,7 +142,7 @@ using AllEvents =
              ev::NotificationCreated, ev::TaskCreated, ev::TaskUpdated, ev::TaskResult,
              ev::GitBranchChanged, ev::ServerWillShutdown>;
 
-// Subscription globs the seed names; `*` matches everything.
+// Subscription globs (docs/rules.md, Events); `*` matches everything.
 inline constexpr std::array<std::string_view, 13> kEventGlobs{
     "*",        "agent.*",    "pane.*",         "workspace.*", "tab.*", "attention.*",
     "notification.*", "decision.*", "worktree.*", "git.*",     "pty.*", "task.*",

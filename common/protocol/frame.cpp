@@ -1,23 +1,15 @@
 // common/protocol/frame.cpp: frame encode/decode. Runs in: broker, ptyhost.
 #include "common/protocol/frame.hpp"
 
-#include <cstring>
+#include "common/byte_order.hpp"
 
 namespace signaltty::protocol {
 namespace {
 
-void put_u32(std::string& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-void put_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-std::uint64_t get_le(std::string_view s, std::size_t n) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
-  return v;
-}
+constexpr std::size_t kLengthBytes = sizeof(std::uint32_t);
+constexpr std::size_t kTagBytes = sizeof(std::uint64_t);
+constexpr std::size_t kBudgetBytes = sizeof(std::uint32_t);
+
 bool known_type(std::uint8_t t) { return t >= 1 && t <= 4; }
 
 }  // namespace
@@ -25,7 +17,7 @@ bool known_type(std::uint8_t t) { return t >= 1 && t <= 4; }
 std::string encode_frame(FrameType type, std::string_view payload) {
   std::string out;
   out.reserve(kFrameHeaderBytes + payload.size());
-  put_u32(out, static_cast<std::uint32_t>(payload.size() + 1));
+  append_le(out, static_cast<std::uint32_t>(payload.size() + 1));
   out.push_back(static_cast<char>(type));
   out.append(payload);
   return out;
@@ -33,32 +25,47 @@ std::string encode_frame(FrameType type, std::string_view payload) {
 
 std::string encode_tagged_frame(FrameType type, std::uint64_t tag, std::string_view bytes) {
   std::string out;
-  out.reserve(kFrameHeaderBytes + 8 + bytes.size());
-  put_u32(out, static_cast<std::uint32_t>(bytes.size() + 9));
+  out.reserve(kFrameHeaderBytes + kTagBytes + bytes.size());
+  append_le(out, static_cast<std::uint32_t>(1 + kTagBytes + bytes.size()));
   out.push_back(static_cast<char>(type));
-  put_u64(out, tag);
+  append_le(out, tag);
   out.append(bytes);
   return out;
 }
 
 std::optional<std::pair<std::uint64_t, std::string_view>> split_tagged(std::string_view payload) {
-  if (payload.size() < 8) return std::nullopt;
-  return std::pair{get_le(payload, 8), payload.substr(8)};
+  if (payload.size() < kTagBytes) return std::nullopt;
+  return std::pair{read_le<std::uint64_t>(payload), payload.substr(kTagBytes)};
+}
+
+std::string encode_input_frame(std::uint64_t rid, std::uint32_t budget_ms, std::string_view bytes) {
+  std::string body;
+  body.reserve(kBudgetBytes + bytes.size());
+  append_le(body, budget_ms);
+  body.append(bytes);
+  return encode_tagged_frame(FrameType::Input, rid, body);
+}
+
+std::optional<InputPayload> split_input(std::string_view payload) {
+  auto tagged = split_tagged(payload);
+  if (!tagged || tagged->second.size() < kBudgetBytes) return std::nullopt;
+  return InputPayload{tagged->first, read_le<std::uint32_t>(tagged->second),
+                      tagged->second.substr(kBudgetBytes)};
 }
 
 Result<std::optional<Frame>> FrameReader::next() {
   std::string_view avail(buffer_.data() + consumed_, buffer_.size() - consumed_);
   if (avail.size() < kFrameHeaderBytes) return std::optional<Frame>{};
-  const std::uint64_t len = get_le(avail, 4);
+  const std::uint64_t len = read_le<std::uint32_t>(avail);
   if (len == 0 || len > max_bytes_)
     return Error{ErrorCode::BadProtocol, "frame length " + std::to_string(len) + " outside 1.." +
                                              std::to_string(max_bytes_)};
   const auto type = static_cast<std::uint8_t>(avail[4]);
   if (!known_type(type))
     return Error{ErrorCode::BadProtocol, "unknown frame type " + std::to_string(type)};
-  if (avail.size() < 4 + len) return std::optional<Frame>{};
+  if (avail.size() < kLengthBytes + len) return std::optional<Frame>{};
   Frame f{static_cast<FrameType>(type), std::string(avail.substr(kFrameHeaderBytes, len - 1))};
-  consumed_ += 4 + len;
+  consumed_ += kLengthBytes + len;
   // Compact once the consumed prefix dominates, keeping appends amortised.
   if (consumed_ > buffer_.size() / 2) {
     buffer_.erase(0, consumed_);

@@ -38,6 +38,17 @@ std::string encode_tagged_frame(FrameType type, std::uint64_t tag, std::string_v
 // Splits a tagged payload; nullopt when shorter than the tag.
 std::optional<std::pair<std::uint64_t, std::string_view>> split_tagged(std::string_view payload);
 
+// An Input frame's payload: u64 request id, u32 write budget in
+// milliseconds, then the bytes for the PTY.
+struct InputPayload {
+  std::uint64_t rid = 0;
+  std::uint32_t budget_ms = 0;
+  std::string_view bytes;
+};
+std::string encode_input_frame(std::uint64_t rid, std::uint32_t budget_ms, std::string_view bytes);
+// Splits an Input payload; nullopt when shorter than its header.
+std::optional<InputPayload> split_input(std::string_view payload);
+
 // Incremental reader: append whatever arrived, then take frames until none.
 class FrameReader {
  public:

@@ -1,8 +1,9 @@
 // common/protocol/methods.hpp: the one method table of signaltty/1. Every
-// method of seeds/08-ipc.md is in AllMethods exactly once, in the seed's
-// order; the router dispatches on it, server.schema prints it, the CLI builds
-// commands from it. tests/common/method_table_test.cpp holds it to the seed.
-// Runs in: every process. Never: lists a method that is not in the seed
+// method of signaltty/1 (docs/rules.md, Methods) is in AllMethods exactly
+// once, in the protocol's order; the router dispatches on it, server.schema
+// prints it, the CLI builds commands from it.
+// tests/common/method_table_test.cpp holds it to the protocol's list.
+// Runs in: every process. Never: lists a method that is not in the protocol
 // without saying it is ours.
 #pragma once
 

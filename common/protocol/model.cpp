@@ -1,4 +1,4 @@
-// common/protocol/model.cpp: the layout tree's codec (model.md, Tab and
+// common/protocol/model.cpp: the layout tree's codec (docs/rules.md, Tab and
 // layout). Runs in: every process. Never: checks pane ownership (the
 // broker's layout rules do, against the store).
 #include "common/protocol/model.hpp"

@@ -1,4 +1,4 @@
-// common/protocol/model.hpp: the entities of model.md as wire structs:
+// common/protocol/model.hpp: the entities of docs/rules.md, Model, as wire structs:
 // workspace, tab, layout tree, pane and their enums. These are exactly the
 // JSON clients see and the snapshot stores.
 // Runs in: every process. Never: holds rules; transitions live in broker/store.
@@ -37,7 +37,7 @@ struct EnumNames<Lifecycle> {
        {Lifecycle::Exited, "exited"}}};
 };
 
-// Ordered by severity (model.md, attention axis): raising is max().
+// Ordered by severity (docs/rules.md, Attention axis): raising is max().
 enum class Attention { None, Unread, Warning, InputRequired, PermissionRequired, Error };
 template <>
 struct EnumNames<Attention> {

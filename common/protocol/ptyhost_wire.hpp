@@ -42,7 +42,7 @@ struct ExitStatus {
 
 // First frame on every connection. `meta` is the broker's own pane record,
 // kept verbatim by the ptyhost so a broker that lost its snapshot can still
-// put the pane back where it was (decisions.md §2).
+// put the pane back where it was (docs/rules.md, decision 2).
 struct Hello {
   std::string op = "hello";
   int version = kPtyhostWireVersion;
@@ -203,7 +203,7 @@ struct SetMetaRequest {
 // Input is an Input frame tagged with its rid whose bytes start with a u32
 // LE budget in ms (what is left of the request's 5 s), then the bytes for
 // the PTY. Writes are FIFO; the Reply says {written} or an error (TIMEOUT,
-// PANE_EXITED, IO_ERROR) with details.written_bytes (pty.md, Input).
+// PANE_EXITED, IO_ERROR) with details.written_bytes (docs/rules.md, Input).
 
 // Every request op, for the dispatch table on the ptyhost side.
 inline constexpr std::string_view kOpSpawn = "spawn";

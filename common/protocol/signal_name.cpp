@@ -1,4 +1,4 @@
-// common/protocol/signal_name.cpp: the signal-name allowlist (pty.md,
+// common/protocol/signal_name.cpp: the signal-name allowlist (docs/rules.md,
 // Resize and signals). Runs in: every process.
 #include "common/protocol/signal_name.hpp"
 

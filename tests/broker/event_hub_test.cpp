@@ -1,5 +1,5 @@
 // tests/broker/event_hub_test.cpp: the event hub's live fan-out, filters,
-// ring, and every replay status of persistence.md "Replay", against a real
+// ring, and every replay status of docs/rules.md "Replay", against a real
 // audit journal in a temporary state dir.
 #include "broker/event_hub.hpp"
 

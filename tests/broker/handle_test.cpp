@@ -1,5 +1,5 @@
 // tests/broker/handle_test.cpp: workspace handle slugs, pane name rules and
-// display name sanitizing (model.md, "Ids, handles, names").
+// display name sanitizing (docs/rules.md, "Ids, handles, names").
 #include "broker/handle.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// tests/broker/layout_test.cpp: layout tree rules (model.md, "Tab and
+// tests/broker/layout_test.cpp: layout tree rules (docs/rules.md, "Tab and
 // layout"): validation, split with re-evening, removal, ratios, swaps.
 #include "broker/layout.hpp"
 

@@ -1,7 +1,7 @@
-// tests/broker/store_test.cpp: the model's transitions (model.md;
-// seeds/08-ipc.md workspace.* and tab.*): validation, emitted events in
+// tests/broker/store_test.cpp: the model's transitions (docs/rules.md:
+// Model, Methods): validation, emitted events in
 // order with their payloads, no mutation on failure, and the snapshot
-// round trip with its repairs (persistence.md, restore).
+// round trip with its repairs (docs/rules.md, Restore).
 #include "broker/store.hpp"
 
 #include <gtest/gtest.h>

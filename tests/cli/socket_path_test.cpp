@@ -1,5 +1,5 @@
 // tests/cli/socket_path_test.cpp: --socket, then SIGNALTTY_SOCKET, then
-// $XDG_RUNTIME_DIR/signaltty/, then /tmp/signaltty-$UID/ (interface.md).
+// $XDG_RUNTIME_DIR/signaltty/, then /tmp/signaltty-$UID/ (docs/rules.md, Paths and environment).
 #include "cli/socket_path.hpp"
 
 #include <gtest/gtest.h>

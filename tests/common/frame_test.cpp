@@ -51,5 +51,29 @@ TEST(FrameReader, TaggedFrameShorterThanTagIsDetected) {
   EXPECT_FALSE(split_tagged("1234567").has_value());
 }
 
+TEST(InputFrame, CarriesRidAndBudgetLittleEndianAheadOfTheBytes) {
+  const std::string wire = encode_input_frame(0x0102030405060708u, 0x0a0b0c0du, "ls\r");
+  EXPECT_EQ(wire, std::string("\x10\x00\x00\x00\x03"
+                              "\x08\x07\x06\x05\x04\x03\x02\x01"
+                              "\x0d\x0c\x0b\x0a"
+                              "ls\r",
+                              20));
+  FrameReader reader;
+  reader.append(wire);
+  auto frame = reader.next();
+  ASSERT_TRUE(frame.ok() && *frame);
+  EXPECT_EQ((*frame)->type, FrameType::Input);
+  auto input = split_input((*frame)->payload);
+  ASSERT_TRUE(input);
+  EXPECT_EQ(input->rid, 0x0102030405060708u);
+  EXPECT_EQ(input->budget_ms, 0x0a0b0c0du);
+  EXPECT_EQ(input->bytes, "ls\r");
+}
+
+TEST(InputFrame, PayloadShorterThanRidAndBudgetIsDetected) {
+  EXPECT_FALSE(split_input(std::string(11, '\0')).has_value());
+  EXPECT_TRUE(split_input(std::string(12, '\0')).has_value());
+}
+
 }  // namespace
 }  // namespace signaltty::protocol

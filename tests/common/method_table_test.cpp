@@ -1,7 +1,7 @@
 // tests/common/method_table_test.cpp: sync tests holding the protocol tables
-// (AllMethods, AllEvents, ErrorCode) to seeds/08-ipc.md. The seed's lists are
-// copied here literally as the independent reference: a method, event or code
-// added to or dropped from a table without the seed fails here.
+// (AllMethods, AllEvents, ErrorCode) to the protocol's published lists, copied
+// here literally as the independent reference: a method, event or code added
+// to or dropped from a table without the protocol changing fails here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,7 +18,7 @@
 namespace signaltty::protocol {
 namespace {
 
-// seeds/08-ipc.md, "Methods" table, top to bottom.
+// The protocol's methods, in its order.
 const std::vector<std::string> kSeedMethods = {
     "server.status",       "server.shutdown",     "server.schema",
     "workspace.create",    "workspace.list",      "workspace.get",
@@ -43,7 +43,7 @@ const std::vector<std::string> kSeedMethods = {
     "agents.reload",
 };
 
-// seeds/08-ipc.md, "Events" block.
+// The protocol's events, in its order.
 const std::vector<std::string> kSeedEvents = {
     "workspace.created",  "workspace.updated",  "workspace.closed",
     "workspace.turn_started",
@@ -61,7 +61,8 @@ const std::vector<std::string> kSeedEvents = {
     "server.will_shutdown",
 };
 
-// seeds/08-ipc.md, "Error codes", NO_SUCH_{SERVER,WORKSPACE,TAB,PANE} spelled out.
+// The protocol's error codes (docs/rules.md, Error codes), NO_SUCH_{SERVER,
+// WORKSPACE,TAB,PANE} spelled out.
 const std::vector<std::string> kSeedErrorCodes = {
     "BAD_PROTOCOL",  "UNKNOWN_METHOD",    "BAD_PARAMS",     "NO_SUCH_SERVER",
     "NO_SUCH_WORKSPACE", "NO_SUCH_TAB",   "NO_SUCH_PANE",   "NO_SUCH_TASK",
@@ -242,7 +243,7 @@ TEST(UntilSpec, NonStringValuesAreBadParams) {
   }
 }
 
-// ---- a few params whose defaults the spec fixes ----------------------------------
+// ---- a few params whose defaults the protocol fixes ----------------------------------
 
 TEST(MethodParams, PaneReadDefaultsToTwoHundredTailLinesStripped) {
   auto r = decode<PaneReadParams>(Json{{"pane_id", "p"}});

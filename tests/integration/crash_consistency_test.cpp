@@ -4,7 +4,7 @@
 // snapshot loads), every event whose request was answered ok is in the
 // journal, every event a subscriber received is in the journal under its
 // seq, the journal's seqs strictly increase, and no seq is ever issued twice
-// across rounds (persistence.md, Event journal and Sequence reservation).
+// across rounds (docs/rules.md, Event journal and Sequence reservation).
 // Runs in: the integration test binary.
 //
 // The kill moment is counted in answered requests, never in wall time, so a

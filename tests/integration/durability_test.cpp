@@ -1,7 +1,7 @@
 // tests/integration/durability_test.cpp: what survives the broker: the
 // snapshot across a clean restart, the audit journal and sequence
 // reservation across SIGKILL, replay from the journal and its refusals, and
-// the startup verdicts on damaged files (persistence.md; decisions.md 4).
+// the startup verdicts on damaged files (docs/rules.md: Persistence, decision 4).
 // Runs in: the integration test binary.
 #include <sys/stat.h>
 
@@ -19,9 +19,9 @@ namespace {
 // The broker's exit statuses (interface contract).
 constexpr int kExitRefused = 1;
 constexpr int kExitJournalFailed = 70;
-// Replay refuses more matching events than this (persistence.md, Replay).
+// Replay refuses more matching events than this (docs/rules.md, Replay).
 constexpr std::size_t kReplayMaxEvents = 4096;
-// audit.jsonl rotates past this size (persistence.md, Event journal).
+// audit.jsonl rotates past this size (docs/rules.md, Event journal).
 constexpr std::uint64_t kJournalRotateBytes = 8u << 20;
 
 using BrokerDurability = BrokerTest;

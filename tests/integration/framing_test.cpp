@@ -1,5 +1,5 @@
 // tests/integration/framing_test.cpp: the wire rules of the envelope
-// (seeds/08-ipc.md, Envelope and Rules): the 16 MiB line cap, malformed
+// (docs/rules.md, Envelope and rules): the 16 MiB line cap, malformed
 // lines, protocol mismatch, unknown methods, typed params, and a client that
 // stops reading.
 // Runs in: the integration test binary.

@@ -80,7 +80,7 @@ class TempDirs {
   std::string state_home() const { return root_ + "/state"; }
   std::string config_home() const { return root_ + "/config"; }
   std::string home() const { return root_ + "/home"; }
-  // The broker's defaults under these XDG dirs (interface.md).
+  // The broker's defaults under these XDG dirs (docs/rules.md, Paths and environment).
   std::string socket_dir() const { return runtime_dir() + "/signaltty"; }
   std::string socket_path() const { return socket_dir() + "/signaltty.sock"; }
   std::string state_dir() const { return state_home() + "/signaltty"; }

@@ -1,5 +1,5 @@
 // tests/integration/lifecycle_test.cpp: how the broker stops: SIGTERM,
-// SIGINT and server.shutdown all end it with status 0 (interface.md,
+// SIGINT and server.shutdown all end it with status 0 (docs/rules.md,
 // Broker process contract).
 // Runs in: the integration test binary.
 #include "tests/integration/harness.hpp"

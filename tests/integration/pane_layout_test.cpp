@@ -1,7 +1,7 @@
 // tests/integration/pane_layout_test.cpp: pane.rename, pane.swap,
 // pane.move, tab.set_layout with real panes, and closing: pane.close,
 // tab.close and workspace.close with a signal, SIGKILL after 5 s, removal
-// once reaped (seeds/08-ipc.md; decisions.md §7, §17).
+// once reaped (docs/rules.md, decisions 7 and 17).
 // Runs in: the integration test binary.
 #include "tests/integration/pane_support.hpp"
 

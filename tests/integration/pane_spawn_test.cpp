@@ -1,5 +1,5 @@
 // tests/integration/pane_spawn_test.cpp: pane.spawn and pane.split against
-// the real broker and ptyhosts (pty.md "Spawn"; seeds/08-ipc.md; design.md
+// the real broker and ptyhosts (docs/rules.md: "Spawn",
 // "Who starts whom"): placement rules, failures that leave nothing behind,
 // the child's environment, and the process tree the launcher builds.
 // Runs in: the integration test binary.

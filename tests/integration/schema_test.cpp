@@ -3,7 +3,7 @@
 // UNKNOWN_METHOD), and the ones this build has not built yet say so.
 // Runs in: the integration test binary.
 // Never: takes the method list from the headers: the live schema is the
-// contract under test, the seed's names are spelled here on purpose.
+// contract under test, the protocol's names are spelled here on purpose.
 #include <iostream>
 #include <set>
 
@@ -14,7 +14,7 @@ namespace {
 
 using BrokerSchema = BrokerTest;
 
-// seeds/08-ipc.md, Error codes.
+// docs/rules.md, Error codes.
 const std::set<std::string> kSeedErrorCodes{
     "BAD_PROTOCOL",  "UNKNOWN_METHOD",   "BAD_PARAMS",       "NO_SUCH_SERVER",
     "NO_SUCH_WORKSPACE", "NO_SUCH_TAB",  "NO_SUCH_PANE",     "NO_SUCH_TASK",
@@ -23,7 +23,7 @@ const std::set<std::string> kSeedErrorCodes{
     "TIMEOUT",       "IDENTITY_CHANGED", "RATE_LIMITED",     "FORBIDDEN",
     "INTERNAL"};
 
-// seeds/08-ipc.md, Events.
+// docs/rules.md, Events.
 const std::set<std::string> kSeedEvents{
     "workspace.created", "workspace.updated", "workspace.closed", "workspace.turn_started",
     "worktree.changed",  "tab.created",       "tab.updated",      "tab.closed",

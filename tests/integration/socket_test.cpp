@@ -1,7 +1,7 @@
 // tests/integration/socket_test.cpp: the broker's socket and directories:
 // private runtime dir and socket, refusals at start (foreign or open dir, a
 // live broker, a held state dir), stale socket replacement, and the peer
-// uid check (interface.md, Broker process contract; security.md).
+// uid check (docs/rules.md, Broker process contract).
 // Runs in: the integration test binary, as root (CI) or as a user.
 #include <sys/socket.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 // tests/integration/survival_test.cpp: panes outlive their broker
-// (interface.md, Broker process contract; decisions.md §1-3; design.md
-// "The broker can die and nothing is lost"). Each test kills or stops the
+// (docs/rules.md: Broker process contract, decisions 1-3, "The broker can
+// die and nothing is lost"). Each test kills or stops the
 // broker in a different way and checks what the next broker finds.
 // Runs in: the integration test binary.
 #include <dirent.h>
@@ -15,6 +15,7 @@
 #include <regex>
 #include <thread>
 
+#include "common/protocol/frame.hpp"
 #include "tests/integration/pane_support.hpp"
 
 namespace signaltty::itest {
@@ -284,7 +285,8 @@ TEST_F(Survival, StaleSocketIsRemovedAtStartup) {
   EXPECT_FALSE(path_exists(path));
 }
 
-// decisions.md §2: the snapshot lost, the pane comes back in `recovered`.
+// docs/rules.md, decision 2: the snapshot lost, the pane comes back in
+// `recovered`.
 TEST_F(Survival, LivePtyhostWithoutARecordIsAdoptedIntoRecovered) {
   start();
   Client client = connect();
@@ -332,12 +334,7 @@ class FakePtyhost {
     if (::bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
         ::listen(listener_.get(), 4) != 0)
       throw HarnessError("fake ptyhost: bind/listen failed");
-    const std::string body = hello.dump();
-    std::string frame(4, '\0');
-    const auto len = static_cast<std::uint32_t>(body.size() + 1);
-    for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((len >> (8 * i)) & 0xff);
-    frame += '\x01';
-    frame += body;
+    const std::string frame = protocol::encode_frame(protocol::FrameType::Control, hello.dump());
     thread_ = std::thread([this, frame, after = std::move(after)] { serve(frame, after); });
   }
   ~FakePtyhost() {
@@ -432,7 +429,7 @@ TEST_F(Survival, PtyhostWhosePidDoesNotMatchTheRecordIsLeftAlone) {
       << "never unlinked";
 }
 
-// persistence.md "Restore": the ptyhost is gone (a reboot); the pane comes
+// docs/rules.md "Restore": the ptyhost is gone (a reboot); the pane comes
 // back RESTORED (RESUMABLE with a resume argv) with its saved tail.
 TEST_F(Survival, RebootRestoresPanesWithTheirSavedTail) {
   start();

@@ -1,7 +1,7 @@
 // tests/integration/workspace_test.cpp: workspace.* and tab.* against the
 // real broker: handles, defaults, lookups by id or handle, refusals that
-// change nothing, and the event each mutation emits (seeds/08-ipc.md;
-// model.md, Ids/handles and Tab and layout).
+// change nothing, and the event each mutation emits (docs/rules.md:
+// Ids, handles, names; Workspace; Tab and layout).
 // Runs in: the integration test binary.
 #include <sys/stat.h>
 
@@ -50,7 +50,7 @@ TEST_F(BrokerWorkspaces, CreateDefaultsToNameWorkspaceInHome) {
   EXPECT_EQ(ws["name"], "workspace");
   EXPECT_EQ(ws["handle"], "workspace");
   EXPECT_EQ(real_path(ws.value("cwd", "")), real_path(dirs_.home()));
-  EXPECT_EQ(ws.value("auto_resume", Json()), false) << "always present (model.md)";
+  EXPECT_EQ(ws.value("auto_resume", Json()), false) << "always present";
   EXPECT_TRUE(ws["git"].is_object()) << ws.dump();
 }
 

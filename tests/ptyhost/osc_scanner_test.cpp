@@ -1,4 +1,4 @@
-// tests/ptyhost/osc_scanner_test.cpp: pty.md "OSC / BEL scanner" and the
+// tests/ptyhost/osc_scanner_test.cpp: docs/rules.md "OSC / BEL scanner" and the
 // notification sanitizer.
 #include "ptyhost/osc_scanner.hpp"
 

@@ -88,6 +88,23 @@ bool wait_process_gone(pid_t pid, Clock::time_point deadline) {
 
 bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0; }
 
+bool wait_file(const std::string& path, Clock::time_point deadline,
+               const std::function<bool()>& keep_waiting) {
+  UniqueFd watch(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+  if (!watch) return false;
+  const std::string dir = path.substr(0, path.find_last_of('/'));
+  ::inotify_add_watch(watch.get(), dir.c_str(), IN_CREATE | IN_MOVED_TO);
+  for (;;) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) return true;
+    if (!keep_waiting()) return false;
+    if (!poll_for(watch.get(), POLLIN, deadline)) return false;
+    char drain[4096];
+    while (::read(watch.get(), drain, sizeof drain) > 0) {
+    }
+  }
+}
+
 std::string proc_status_field(pid_t pid, const std::string& key) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
@@ -131,19 +148,7 @@ PtyhostProcess::~PtyhostProcess() {
 }
 
 bool PtyhostProcess::wait_ready() {
-  UniqueFd watch(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
-  if (!watch) return false;
-  ::inotify_add_watch(watch.get(), dir_.c_str(), IN_CREATE | IN_MOVED_TO);
-  const auto deadline = Clock::now() + kDeadline;
-  for (;;) {
-    struct stat st {};
-    if (::stat(socket_path().c_str(), &st) == 0) return true;
-    if (!process_alive(pid_)) return false;
-    if (!poll_for(watch.get(), POLLIN, deadline)) return false;
-    char drain[4096];
-    while (::read(watch.get(), drain, sizeof drain) > 0) {
-    }
-  }
+  return wait_file(socket_path(), Clock::now() + kDeadline, [this] { return process_alive(pid_); });
 }
 
 std::optional<int> PtyhostProcess::wait_exit(Clock::time_point deadline) {
@@ -242,10 +247,7 @@ void TestBroker::send_control(const Json& doc) {
 }
 
 void TestBroker::send_input(std::uint64_t rid, std::uint32_t budget_ms, const std::string& bytes) {
-  std::string body;
-  for (int i = 0; i < 4; ++i) body.push_back(static_cast<char>((budget_ms >> (8 * i)) & 0xff));
-  body += bytes;
-  send_raw(protocol::encode_tagged_frame(protocol::FrameType::Input, rid, body));
+  send_raw(protocol::encode_input_frame(rid, budget_ms, bytes));
 }
 
 Reply TestBroker::request(const std::string& op, Json fields) {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,6 +45,10 @@ class TempDir {
 // Waits up to `deadline` for `pid` (any process) to end, via a pidfd.
 bool wait_process_gone(pid_t pid, Clock::time_point deadline);
 bool process_alive(pid_t pid);
+// Waits through inotify on the file's directory until `path` exists (true),
+// the deadline passes, or `keep_waiting` (checked on each wake-up) says no.
+bool wait_file(const std::string& path, Clock::time_point deadline,
+               const std::function<bool()>& keep_waiting = [] { return true; });
 // "Key:\tvalue" of /proc/<pid>/status.
 std::string proc_status_field(pid_t pid, const std::string& key);
 

@@ -1,5 +1,5 @@
 // tests/ptyhost/rendered_ring_test.cpp: the rendered ring's reads as
-// pty.md "Rendered ring" and seeds/08-ipc.md `pane.read` describe them.
+// docs/rules.md "Rendered ring" and "Reads" describe them.
 #include "ptyhost/rendered_ring.hpp"
 
 #include <gtest/gtest.h>

@@ -57,8 +57,8 @@ TEST(Terminal, ScreenTextTrimsRowsAndDropsTrailingBlankRows) {
 
 TEST(Terminal, MatchesVTermScreenOnAgentFixtures) {
   const auto fixtures = testing::agent_fixtures();
-  if (fixtures.empty()) GTEST_SKIP() << "agent fixtures not found";
-  for (const auto& path : fixtures) {
+  ASSERT_EQ(fixtures.missing, std::vector<std::string>{}) << "agent captures missing";
+  for (const auto& path : fixtures.captures) {
     const std::string raw = testing::read_file(path);
     for (const std::string& bytes : {raw, testing::capture_as_screen(raw)}) {
       Terminal terminal(kAgentSize);
@@ -73,10 +73,11 @@ TEST(Terminal, MatchesVTermScreenOnAgentFixtures) {
 
 TEST(Terminal, FixtureScreenTextMatchesTheCapturedText) {
   const auto fixtures = testing::agent_fixtures();
-  if (fixtures.empty()) GTEST_SKIP() << "agent fixtures not found";
-  for (const auto& path : fixtures) {
+  ASSERT_EQ(fixtures.missing, std::vector<std::string>{}) << "agent captures missing";
+  for (const auto& path : fixtures.captures) {
     auto txt = path;
     txt.replace_extension(".txt");
+    ASSERT_TRUE(std::filesystem::is_regular_file(txt)) << txt << " missing";
     Terminal terminal(kAgentSize);
     terminal.feed(testing::capture_as_screen(testing::read_file(path)));
     const std::string expected = trim_capture(testing::read_file(txt));

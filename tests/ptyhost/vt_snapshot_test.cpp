@@ -40,8 +40,8 @@ TEST(VtSnapshot, StartsWithAFullReset) {
 
 TEST(VtSnapshot, AgentFixturesReplayCellForCell) {
   const auto fixtures = testing::agent_fixtures();
-  if (fixtures.empty()) GTEST_SKIP() << "agent fixtures not found";
-  for (const auto& path : fixtures) {
+  ASSERT_EQ(fixtures.missing, std::vector<std::string>{}) << "agent captures missing";
+  for (const auto& path : fixtures.captures) {
     const std::string raw = testing::read_file(path);
     for (const std::string& bytes : {raw, testing::capture_as_screen(raw)}) {
       Terminal terminal({.cols = 120, .rows = 40});

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -190,22 +189,18 @@ std::string read_file(const std::filesystem::path& path) {
   return data.str();
 }
 
-std::vector<std::filesystem::path> agent_fixtures() {
-  std::filesystem::path dir;
-  if (const char* env = std::getenv("SIGNALTTY_AGENT_FIXTURES")) {
-    dir = env;
-  } else {
-#ifdef SIGNALTTY_AGENT_FIXTURES
-    dir = SIGNALTTY_AGENT_FIXTURES;
-#endif
+AgentFixtures agent_fixtures() {
+  const std::filesystem::path root = SIGNALTTY_AGENT_FIXTURES;
+  AgentFixtures fixtures;
+  for (const char* folder : kAgentFixtureFolders) {
+    const std::size_t before = fixtures.captures.size();
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(root / folder, ec))
+      if (entry.path().extension() == ".ansi") fixtures.captures.push_back(entry.path());
+    if (fixtures.captures.size() == before) fixtures.missing.push_back((root / folder).string());
   }
-  std::vector<std::filesystem::path> files;
-  std::error_code ec;
-  if (dir.empty() || !std::filesystem::is_directory(dir, ec)) return files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec))
-    if (entry.path().extension() == ".ansi") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  return files;
+  std::sort(fixtures.captures.begin(), fixtures.captures.end());
+  return fixtures;
 }
 
 std::string capture_as_screen(std::string_view ansi) {

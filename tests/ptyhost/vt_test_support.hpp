@@ -73,8 +73,17 @@ std::string random_vt_stream(std::mt19937& rng, std::size_t ops, const StreamMix
 std::string realistic_log_stream(std::mt19937& rng, std::size_t bytes);
 
 std::string read_file(const std::filesystem::path& path);
-// The agent fixture captures (*.ansi), or none when the fixtures are absent.
-std::vector<std::filesystem::path> agent_fixtures();
+// The agent captures kept in the repository (tests/fixtures/agents), one
+// folder per agent release.
+inline constexpr const char* kAgentFixtureFolders[] = {"claude-code-2.1.332", "codex-0.171.0"};
+// Every capture (*.ansi) under those folders, sorted. A folder that is
+// missing or holds no capture leaves its name in `missing`, which tests turn
+// into a failure: the fixtures ship with the repository, so absence is a bug.
+struct AgentFixtures {
+  std::vector<std::filesystem::path> captures;
+  std::vector<std::string> missing;
+};
+AgentFixtures agent_fixtures();
 // A capture with LF line ends turned into CR LF and the final LF dropped,
 // so feeding it paints the captured screen.
 std::string capture_as_screen(std::string_view ansi);

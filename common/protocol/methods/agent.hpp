@@ -1,7 +1,7 @@
 // common/protocol/methods/agent.hpp: the agent-facing methods: decision.answer,
 // notify, hook-event, report-session, wait, focus.next_unread,
-// attention.pending, agents.list/reload (seeds/08-ipc.md, Methods;
-// seeds/07-agents.md; model.md, Decision, Notification, wait baselines).
+// attention.pending, agents.list/reload (docs/rules.md,
+// Methods; not built yet).
 // Also UntilSpec, the `until` value wait and task.wait share.
 // Runs in: every process. Never: classifies a hook; adapters live in broker/.
 #pragma once
@@ -12,12 +12,12 @@
 
 namespace signaltty::protocol {
 
-// Spec defaults and caps of these params, kept beside the params they shape.
-inline constexpr double kWaitTimeoutDefaultS = 3600;       // model.md, wait baselines
-inline constexpr double kHookAnswerTimeoutDefaultS = 120;  // seed, hook-event wait_for_answer
-inline constexpr double kHookAnswerTimeoutMinS = 1;        // seed: wait_timeout_s 1..120
+// Protocol defaults and caps of these params, kept beside the params they shape.
+inline constexpr double kWaitTimeoutDefaultS = 3600;
+inline constexpr double kHookAnswerTimeoutDefaultS = 120;
+inline constexpr double kHookAnswerTimeoutMinS = 1;
 inline constexpr double kHookAnswerTimeoutMaxS = 120;
-inline constexpr std::uint32_t kAttentionPendingDefault = 50;  // seed, attention.pending
+inline constexpr std::uint32_t kAttentionPendingDefault = 50;
 inline constexpr std::uint32_t kAttentionPendingMax = 500;
 
 enum class Severity { Info, Warning, Error };

@@ -1,6 +1,6 @@
 // common/protocol/methods/git.hpp: the repository methods of a workspace:
 // workspace.refresh_git, workspace.diff, workspace.file_diff and worktree.*
-// (seeds/08-ipc.md, Methods and the file-diff rules; ADR-0016, ADR-0029).
+// (docs/rules.md, Methods; not built yet).
 // Also the diff summary shapes task.diff shares.
 // Runs in: every process. Never: reads a repository; gitworker does.
 #pragma once
@@ -44,7 +44,7 @@ struct DiffDir {
   }
   bool operator==(const DiffDir&) const = default;
 };
-// The turn a `scope: turn` diff compares against (ADR-0029).
+// The turn a `scope: turn` diff compares against.
 struct DiffTurn {
   std::string pane_id;
   std::string started_at;
@@ -96,7 +96,7 @@ struct WorkspaceFileDiffParams {
 };
 
 // `content` is tagged by kind: text {hunks, truncated, notice?} or
-// binary/unchanged/unavailable {reason} (seed, file-diff rules).
+// binary/unchanged/unavailable {reason}.
 inline constexpr std::string_view kFileDiffContentDoc =
     "{kind: text, hunks, truncated, notice?} or {kind: binary|unchanged|unavailable, reason}";
 

@@ -1,11 +1,12 @@
-// common/protocol/methods/pane.hpp: pane.* methods (seeds/08-ipc.md, Methods;
-// pty.md for spawn, input, reads, attach; model.md for names and lineage).
+// common/protocol/methods/pane.hpp: pane.* methods (docs/rules.md: Methods,
+// Panes and PTYs, Ids, handles, names, Pane).
 // Runs in: every process. Never: holds behaviour; a pane method's rules live
 // in its broker handler.
 #pragma once
 
 #include <chrono>
 
+#include "common/limits.hpp"
 #include "common/protocol/method_decl.hpp"
 #include "common/protocol/methods/workspace.hpp"
 #include "common/protocol/model.hpp"
@@ -13,16 +14,16 @@
 
 namespace signaltty::protocol {
 
-// Spec defaults and caps of pane params, kept beside the params they shape.
-inline constexpr std::uint32_t kReadLinesDefault = 200;   // pty.md, Reads
-inline constexpr std::uint32_t kReadLinesMax = 5000;      // pty.md, Reads
-inline constexpr double kOutputWaitTimeoutDefaultS = 3600;  // seed, pane.wait_for_output
-inline constexpr std::uint32_t kSubmitDelayDefaultMs = 300;  // pty.md, pane.submit
-inline constexpr double kSubmitStallTimeoutDefaultS = 5;    // pty.md, pane.submit
-inline constexpr std::size_t kInputMaxBase64Bytes = 1u << 20;  // pty.md, Input: else RATE_LIMITED
-inline constexpr std::chrono::milliseconds kInputBudget{5000};  // pty.md, Input: from request entry
-inline constexpr std::chrono::milliseconds kOutputWaitPoll{100};  // pty.md, Reads: re-read interval
-inline constexpr std::size_t kPaneLabelMaxChars = 128;      // model.md, lineage
+// Protocol defaults and caps of pane params, kept beside the params they shape.
+inline constexpr std::uint32_t kReadLinesDefault = 200;   // docs/rules.md, Reads
+inline constexpr std::uint32_t kReadLinesMax = limits::kReadMaxLines;  // docs/rules.md, Reads
+inline constexpr double kOutputWaitTimeoutDefaultS = 3600;  // docs/rules.md, Reads
+inline constexpr std::uint32_t kSubmitDelayDefaultMs = 300;  // docs/rules.md, Input
+inline constexpr double kSubmitStallTimeoutDefaultS = 5;    // docs/rules.md, Input
+inline constexpr std::size_t kInputMaxBase64Bytes = 1u << 20;  // docs/rules.md, Input
+inline constexpr std::chrono::milliseconds kInputBudget{5000};  // docs/rules.md, Input
+inline constexpr std::chrono::milliseconds kOutputWaitPoll{100};  // docs/rules.md, Reads
+inline constexpr std::size_t kPaneLabelMaxChars = 128;      // docs/rules.md, Pane
 
 inline constexpr std::string_view kPaneIdDoc = "pane id or pane name";
 
@@ -57,7 +58,7 @@ struct EnumNames<RuleSource> {
       {{RuleSource::User, "user"}, {RuleSource::Bundled, "bundled"}, {RuleSource::None, "none"}}};
 };
 
-// The state a screen rule assigns (seeds/07-agents.md, Screen rules).
+// The state a screen rule assigns (not built yet).
 enum class ScreenRuleState { Working, Blocked, Idle, Hold };
 template <>
 struct EnumNames<ScreenRuleState> {
@@ -87,7 +88,7 @@ struct TabsResult {
   }
 };
 
-// Agent config prepared for a direct supported-agent launch (ADR-0014).
+// Agent config prepared for a direct supported-agent launch.
 struct Integration {
   AgentKind agent = AgentKind::None;
   IntegrationStatus status = IntegrationStatus::Disabled;
@@ -133,7 +134,7 @@ struct PaneSpawnParams {
         opt("tab_id", &P::tab_id, "an empty tab of that workspace (default: active tab)"),
         opt("cwd", &P::cwd, "an existing directory (default: workspace cwd)"),
         req("argv", &P::argv, "program and arguments, non-empty", 1),
-        opt("env", &P::env, "allowlisted keys only (pty.md, Spawn)"),
+        opt("env", &P::env, "allowlisted keys only (docs/rules.md, Environment of the child)"),
         opt("cols", &P::cols, "clamped to 20-500 (default 80)"),
         opt("rows", &P::rows, "clamped to 5-200 (default 24)"),
         opt("agent_hint", &P::agent_hint, "agent kind; unknown hints mean none"),
@@ -191,7 +192,7 @@ struct PaneMoveParams {
 
 // ---- pane.get ---------------------------------------------------------------
 
-// Captured before new work and passed whole as `wait.after` (ADR-0018).
+// Captured before new work and passed whole as `wait.after`.
 struct WaitBaseline {
   std::string pane_id;
   std::string process_instance;

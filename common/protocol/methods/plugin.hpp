@@ -1,5 +1,5 @@
 // common/protocol/methods/plugin.hpp: plugin.list and plugin.reload
-// (seeds/08-ipc.md, Methods; plugins.md, Executable plugins).
+// (docs/rules.md, Methods; not built yet).
 // Runs in: every process. Never: runs a plugin; the broker's hook runner does.
 #pragma once
 

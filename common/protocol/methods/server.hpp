@@ -1,5 +1,5 @@
 // common/protocol/methods/server.hpp: server.status, server.shutdown,
-// server.schema (seeds/08-ipc.md, Methods). Runs in: every process.
+// server.schema (docs/rules.md, Methods). Runs in: every process.
 #pragma once
 
 #include "common/protocol/method_decl.hpp"

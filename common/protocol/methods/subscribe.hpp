@@ -1,5 +1,5 @@
-// common/protocol/methods/subscribe.hpp: subscribe (seeds/08-ipc.md; replay
-// rules in persistence.md "Replay"). Runs in: every process.
+// common/protocol/methods/subscribe.hpp: subscribe (docs/rules.md:
+// Events, Replay). Runs in: every process.
 #pragma once
 
 #include "common/protocol/method_decl.hpp"

@@ -1,5 +1,5 @@
 // common/protocol/methods/task.hpp: task.* methods, worker tasks run in their
-// own worktree (seeds/08-ipc.md, Methods and the task rules; model.md, Task).
+// own worktree (docs/rules.md, Methods; not built yet).
 // The task object itself is not modelled yet, so it travels as JSON inside
 // typed results.
 // Runs in: every process. Never: starts, merges or reports a task; the broker
@@ -14,15 +14,14 @@
 
 namespace signaltty::protocol {
 
-// Spec defaults and caps of task params (model.md, Task; seed, task.start),
-// kept beside the params they shape.
+// Defaults and caps of task params, kept beside the params they shape.
 inline constexpr double kTaskReadyTimeoutDefaultS = 30;
 inline constexpr double kTaskWaitTimeoutDefaultS = 3600;
 inline constexpr std::size_t kTaskObjectiveMaxBytes = 32u << 10;
 inline constexpr std::size_t kTaskSummaryMaxBytes = 8u << 10;
 inline constexpr std::size_t kTaskArtifactsMax = 32;
 
-// A2A task states; terminal ones never change (model.md, Task).
+// A2A task states; terminal ones never change.
 enum class TaskState { Pending, Working, InputRequired, Completed, Failed, Canceled, Rejected };
 template <>
 struct EnumNames<TaskState> {
@@ -54,7 +53,7 @@ struct EnumNames<TaskFinishMode> {
 };
 
 inline constexpr std::string_view kTaskDoc =
-    "task object (model.md, Task): id, context_id, state, disposition, ...";
+    "task object: id, context_id, state, disposition, ...";
 
 // ---- shared params and results ----------------------------------------------
 

@@ -1,5 +1,5 @@
 // common/protocol/methods/workspace.hpp: workspace.* and tab.* methods
-// (seeds/08-ipc.md, Methods; model.md, Workspace/Tab and layout).
+// (docs/rules.md: Methods, Workspace, Tab and layout).
 // Runs in: every process.
 #pragma once
 

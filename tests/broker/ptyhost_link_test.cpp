@@ -1,8 +1,9 @@
-// tests/broker/pane_link_hello_test.cpp: the broker's decoder against Hello
+// tests/broker/ptyhost_link_test.cpp: the broker's decoder against Hello
 // frames written down byte for byte as a version-1 ptyhost sends them. A
 // wire change that would stop a new broker from adopting ptyhosts started
-// by an older build fails here (design.md: a new broker must adopt
-// ptyhosts started by the previous release).
+// by an older build fails here (docs/rules.md, "The broker can die and
+// nothing is lost": a new broker must adopt ptyhosts started by the previous
+// release).
 #include <gtest/gtest.h>
 
 #include <string>

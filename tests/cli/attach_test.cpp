@@ -1,4 +1,4 @@
-// tests/cli/attach_session_test.cpp: the attach session against a scripted
+// tests/cli/attach_test.cpp: the attach session against a scripted
 // broker on a socketpair, with pipes (or a pty) as the user's terminal:
 // setup calls, snapshot replay, the offset rules on live output, pipelined
 // keyboard input, the detach key, exits, broker loss, resize and the

@@ -1,5 +1,5 @@
-// tests/broker/pane_env_test.cpp: the child's environment (pty.md,
-// "Environment of the child"; decisions.md §16).
+// tests/broker/supervisor_test.cpp: the environment the supervisor gives a
+// pane's child (docs/rules.md: "Environment of the child", decision 16).
 #include <gtest/gtest.h>
 
 #include <algorithm>

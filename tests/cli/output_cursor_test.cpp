@@ -1,5 +1,5 @@
-// tests/cli/attach_output_cursor_test.cpp: the offset rules an attach
-// client applies to pty.data chunks (pty.md, "Attach / detach").
+// tests/cli/output_cursor_test.cpp: the offset rules an attach
+// client applies to pty.data chunks (docs/rules.md, "Attach / detach").
 #include "cli/output_cursor.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// tests/cli/attach_detach_key_test.cpp: the detach key of the attach client:
+// tests/cli/detach_key_test.cpp: the detach key of the attach client:
 // key spellings, and the prefix state machine over keyboard bytes.
 #include "cli/detach_key.hpp"
 

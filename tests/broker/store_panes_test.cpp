@@ -1,7 +1,8 @@
-// tests/broker/store_pane_test.cpp: the store's pane transitions
-// (broker/store_panes.cpp): placement, exit (decisions.md §14), restore
-// without a process (persistence.md), names, swap and move, recovery of
-// an unknown pane (decisions.md §2), and that a refusal changes nothing.
+// tests/broker/store_panes_test.cpp: the store's pane transitions
+// (broker/store_panes.cpp): placement, exit (docs/rules.md, decision 14),
+// restore without a process (docs/rules.md, Restore), names, swap and move,
+// recovery of an unknown pane (decision 2), and that a refusal changes
+// nothing.
 #include <gtest/gtest.h>
 
 #include "broker/layout.hpp"
