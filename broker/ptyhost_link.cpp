@@ -12,6 +12,7 @@
 #include "common/close_on_exec.hpp"
 #include "common/log.hpp"
 #include "common/protocol/codec.hpp"
+#include "common/protocol/json_parse.hpp"
 
 namespace signaltty::broker {
 namespace {
@@ -31,15 +32,11 @@ constexpr std::string_view kOpHello = "hello";
 
 Error link_error(std::string message) { return Error{ErrorCode::BadProtocol, std::move(message)}; }
 
+// A ptyhost is not trusted: its JSON goes through the depth-bounded parser,
+// and anything but an object reads as null.
 Json parse_object(std::string_view payload) {
-  Json doc = Json::parse(payload, nullptr, /*allow_exceptions=*/false);
-  return doc.is_object() ? doc : Json();
-}
-
-std::string u32_le(std::uint32_t v) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  return out;
+  Result<Json> doc = protocol::parse_json(payload);
+  return doc.ok() && doc->is_object() ? std::move(doc).value() : Json();
 }
 
 }  // namespace
@@ -290,9 +287,7 @@ void PtyhostLink::input(std::string_view bytes, std::chrono::milliseconds budget
   const auto timeout = budget + std::chrono::milliseconds(1000);
   const std::uint64_t rid = add_pending(std::move(done), timeout);
   const auto budget_ms = static_cast<std::uint32_t>(std::max<std::int64_t>(0, budget.count()));
-  std::string body = u32_le(budget_ms);
-  body.append(bytes);
-  send(protocol::encode_tagged_frame(FrameType::Input, rid, body), rid);
+  send(protocol::encode_input_frame(rid, budget_ms, bytes), rid);
 }
 
 void PtyhostLink::send(std::string frame, std::uint64_t rid) {
