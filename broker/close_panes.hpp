@@ -1,7 +1,7 @@
 // broker/close_panes.hpp: what tab.close and workspace.close share: every
 // pane of the scope is closed (signal, SIGKILL after 5 s, removal once the
-// child is reaped: decisions.md §17), after the launches already in flight
-// into the scope have published their panes (seeds/08-ipc.md: launch and
+// child is reaped: docs/rules.md, decision 17), after the launches already in flight
+// into the scope have published their panes (docs/rules.md (Client protocol): launch and
 // publication complete before a concurrent close can remove the tab or
 // workspace), and again until no pane is left in it.
 // Runs in: broker (io thread). Never: removes a pane record itself (the

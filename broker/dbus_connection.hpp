@@ -32,7 +32,7 @@
 
 namespace signaltty::broker {
 
-// persistence.md, logind: DBUS_SYSTEM_BUS_ADDRESS, else the standard path.
+// docs/rules.md (Persistence), logind: DBUS_SYSTEM_BUS_ADDRESS, else the standard path.
 inline constexpr const char* kDefaultSystemBusAddress = "unix:path=/run/dbus/system_bus_socket";
 
 // The socket path of the first unix:path= or unix:abstract= entry of a

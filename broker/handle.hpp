@@ -47,11 +47,11 @@ Status validate_pane_name(std::string_view name);
 // Expects valid UTF-8 (every string that passed the JSON decoder is).
 Result<std::string> sanitize_display_name(std::string_view raw, std::string_view field);
 
-// Unicode code points in UTF-8 `text` (model.md counts "chars" so).
+// Unicode code points in UTF-8 `text` (docs/rules.md (Model) counts "chars" so).
 std::size_t code_point_count(std::string_view text);
 // `text` cut after `max_code_points` code points.
 std::string cut_code_points(std::string text, std::size_t max_code_points);
-// Notification text (model.md, Notification): C0 and C1 controls removed
+// Notification text (docs/rules.md (Model), Notification): C0 and C1 controls removed
 // except '\n' and '\t' (so no escape sequence survives), then cut at
 // `max_code_points`.
 std::string sanitize_notification_text(std::string_view raw, std::size_t max_code_points);

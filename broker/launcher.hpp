@@ -2,7 +2,7 @@
 // at startup before the broker has threads or confines itself. On request
 // over its socketpair it double-forks, starts a new session and execs
 // signaltty-ptyhost with a clean environment, the user's umask and core
-// limit, and only fds 0-2 (design.md, "Who starts whom"). Panes thus never
+// limit, and only fds 0-2 (docs/architecture.md, "Who starts whom"). Panes thus never
 // inherit the broker's confinement.
 // Runs in: broker (the client half, on the io thread, never blocking it)
 // and the launcher process (the loop).

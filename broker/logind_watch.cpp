@@ -27,7 +27,7 @@ constexpr std::string_view kPrepareForShutdown = "PrepareForShutdown";
 constexpr const char* kMatchRule =
     "type='signal',sender='org.freedesktop.login1',path='/org/freedesktop/login1',"
     "interface='org.freedesktop.login1.Manager',member='PrepareForShutdown'";
-// Inhibit(what, who, why, mode): persistence.md, logind.
+// Inhibit(what, who, why, mode): docs/rules.md (Persistence), logind.
 constexpr const char* kInhibitWhat = "shutdown";
 constexpr const char* kInhibitWho = "signaltty";
 constexpr const char* kInhibitWhy = "save state";

@@ -1,5 +1,5 @@
 // broker/logind_watch.hpp: the save before a system shutdown
-// (persistence.md, Snapshot triggers, logind). On the system bus it
+// (docs/rules.md (Persistence), Snapshot triggers, logind). On the system bus it
 // subscribes to org.freedesktop.login1.Manager.PrepareForShutdown, takes a
 // "shutdown"/"delay" inhibitor (an fd; closing it releases the lock) and
 // reads PreparingForShutdown. On PrepareForShutdown(true), or when that

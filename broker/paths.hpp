@@ -1,6 +1,6 @@
 // broker/paths.hpp: resolving and securing the broker's directories and
 // the socket's "is a broker already there" probe
-// (interface.md, Paths; security.md, Transport and identity).
+// (docs/rules.md (Paths and the broker process), Paths; docs/rules.md (Hardening), Transport and identity).
 // Runs in: broker, before the listener exists.
 // Never: loosens a directory it did not create; a runtime dir owned by
 // another uid or open to group/world is refused, not repaired.
@@ -26,7 +26,7 @@ struct ResolvedPaths {
   std::string config_dir;
 };
 
-// Applies the defaults of interface.md to whatever was not overridden.
+// Applies the defaults of docs/rules.md (Paths and the broker process) to whatever was not overridden.
 Result<ResolvedPaths> resolve_paths(const PathOverrides& overrides);
 
 // Creates `dir` 0700 when missing (its parent must exist); then refuses it

@@ -50,7 +50,7 @@ constexpr std::chrono::milliseconds kAdoptionBudget{10000};
 // Where each ptyhost publishes its control socket, below the runtime dir.
 constexpr std::string_view kPanesDirName = "panes";
 
-// security.md, broker: not dumpable, no core files, private file modes.
+// docs/rules.md (Hardening), broker: not dumpable, no core files, private file modes.
 // Returns what the user's processes had, for the panes: only the soft core
 // limit is lowered, so a ptyhost can be given the user's back.
 UserProcessDefaults harden_process() {
@@ -116,7 +116,7 @@ struct Server::Impl {
   void watch_logind();
 };
 
-// design.md "Who starts whom": before any thread, before any confinement.
+// docs/architecture.md "Who starts whom": before any thread, before any confinement.
 Status Server::Impl::start_launcher(const UserProcessDefaults& user_defaults) {
   SIGNALTTY_TRY(launcher, Launcher::start(io, {default_ptyhost_path(), panes_dir(),
                                                 config.socket_path, user_defaults}));
@@ -253,7 +253,7 @@ void Server::Impl::stop(std::string_view why) {
   accept_backoff.cancel();
   socket_sweep.cancel();
   if (logind) logind->stop();
-  // persistence.md: tails first, then the snapshot.
+  // docs/rules.md (Persistence): tails first, then the snapshot.
   supervisor->save_tails_now([this] {
     if (auto saved = snapshots->save_now(); !saved.ok())
       log::error("snapshot save at stop failed: " + saved.error().message);
@@ -265,7 +265,7 @@ void Server::Impl::stop(std::string_view why) {
   });
 }
 
-// persistence.md, logind: save while holding the inhibitor, release it,
+// docs/rules.md (Persistence), logind: save while holding the inhibitor, release it,
 // then stop normally; a failed save still releases and stops.
 void Server::Impl::watch_logind() {
   if (!logind_enabled_from_env()) return;

@@ -1,5 +1,5 @@
 // broker/snapshot_rotation.hpp: the rotating copies in <state>/snapshots/
-// (persistence.md, State directory): when snapshot.json is saved, a copy
+// (docs/rules.md (Persistence), State directory): when snapshot.json is saved, a copy
 // snapshots/snapshot-<YYYYMMDDTHHMMSS>.json is taken if the newest copy is
 // at least kSnapshotCopyInterval older than `now` (or there is none); beyond
 // kSnapshotCopiesKept the oldest copies are removed. An empty model (no workspace, no pane) is

@@ -317,7 +317,7 @@ Status Store::remove_pane(Txn& txn, std::string_view pane_id) {
 }
 
 // A pane record goes only through remove_pane, once its child is reaped
-// (decisions.md §17); a tab or workspace that still holds one stays.
+// (docs/rules.md, decision 17); a tab or workspace that still holds one stays.
 Status Store::require_no_panes(const std::vector<std::string>& tab_ids) const {
   std::vector<std::string> alive;
   for (const std::string& tab_id : tab_ids) {

@@ -1,4 +1,4 @@
-// broker/store.hpp: the model of model.md — workspaces (in creation order),
+// broker/store.hpp: the model of docs/rules.md (Model) — workspaces (in creation order),
 // their tabs, and the panes map — and every transition on it. A transition
 // validates first and mutates only when nothing can fail any more, so a
 // failed call leaves the model untouched; a change emits its typed events
@@ -41,14 +41,14 @@ namespace signaltty::broker {
 using Clock = std::function<std::string()>;
 Clock system_clock_rfc3339();
 
-// Default names (model.md, Workspace; Tab and layout).
+// Default names (docs/rules.md (Model), Workspace; Tab and layout).
 inline constexpr std::string_view kDefaultWorkspaceName = "workspace";
 inline constexpr std::string_view kDefaultTabTitle = "tab";
 
 // A pane's PTY size as every request stores it (common/pane_size.hpp).
 protocol::PtySize clamp_pty_size(int cols, int rows);
 
-// A notification before it is made a record (model.md, Notification): from
+// A notification before it is made a record (docs/rules.md (Model), Notification): from
 // an OSC 9/99/777 sequence, `notify` or an adapter. `title` missing or
 // empty becomes "signaltty".
 struct NotificationDraft {
@@ -104,7 +104,7 @@ class Store {
                                                std::string_view name);
   // Removes every tab (tab.closed {tab_id, workspace_id} each), then emits
   // workspace.closed {workspace_id}. Its panes must be gone already
-  // (decisions.md §17: a pane is removed only once its child is reaped,
+  // (docs/rules.md, decision 17: a pane is removed only once its child is reaped,
   // through remove_pane): PANES_ALIVE {pane_ids} otherwise, changing nothing.
   Status close_workspace(Txn& txn, std::string_view id_or_handle);
 
@@ -151,7 +151,7 @@ class Store {
                                   const std::optional<std::string>& split_of = std::nullopt,
                                   protocol::SplitDir dir = protocol::SplitDir::Right);
   // A pane whose ptyhost was adopted at startup but has no record (the
-  // snapshot was lost, decisions.md §2): back into its saved workspace and
+  // snapshot was lost, docs/rules.md, decision 2): back into its saved workspace and
   // tab when both still exist, else into the workspace `recovered` (made
   // on first use, with one tab). Emits as add_pane does.
   Result<protocol::Pane> add_recovered_pane(Txn& txn, protocol::Pane pane);
@@ -161,7 +161,7 @@ class Store {
   Result<protocol::Pane> set_pane_process(Txn& txn, std::string_view pane_id,
                                           std::optional<std::int64_t> pid,
                                           std::optional<std::int64_t> ptyhost_pid);
-  // The child ended (decisions.md §14): live {exited, code}, restore_state
+  // The child ended (docs/rules.md, decision 14): live {exited, code}, restore_state
   // EXITED, exit_code/exit_signal, pid null, lifecycle exited, attention
   // raised to unread (input/permission_required set down to it) unless the
   // pane was reviewed. Emits pane.exited {pane_id, code, signal},
@@ -169,7 +169,7 @@ class Store {
   // attention event. A pane already exited changes nothing.
   Result<protocol::Pane> pane_exited(Txn& txn, std::string_view pane_id,
                                      std::optional<int> code, std::optional<std::string> signal);
-  // Its ptyhost is gone (reboot, crash): persistence.md "Restore": a live
+  // Its ptyhost is gone (reboot, crash): docs/rules.md (Persistence) "Restore": a live
   // pane becomes exited (code null) and RESTORED, or RESUMABLE with an
   // agent resume_argv; an exited one EXITED; pid and ptyhost_pid null.
   // Emits pane.updated when anything changed.
@@ -181,24 +181,24 @@ class Store {
   Result<protocol::Pane> resize_pane(Txn& txn, std::string_view pane_id, protocol::PtySize size);
   // OSC 0/1/2: sanitized, ≤200 chars; empty is ignored. Emits pane.updated.
   Result<protocol::Pane> set_pane_title(Txn& txn, std::string_view pane_id, std::string_view title);
-  // Bell (model.md, attention axis): raise = max, with
+  // Bell (docs/rules.md (Model), attention axis): raise = max, with
   // attention.created/updated; last_activity_at touched; `last_message`
   // replaced when given.
   Status raise_pane_attention(Txn& txn, std::string_view pane_id, protocol::Attention attention,
                               const std::optional<std::string>& last_message);
-  // model.md, Notification: title and body sanitized (controls but \n \t
+  // docs/rules.md (Model), Notification: title and body sanitized (controls but \n \t
   // removed; title ≤200, body ≤2000 code points; an empty body omitted),
   // kept among the last 200, emitted as notification.created
   // {notification}. Of a pane: last_message set (`title: body` with the
   // body cut to 300 code points + "…" when a title was given, else the
   // body; unchanged without a body), attention raised by severity
   // (info→unread, warning, error) and last_activity_at touched. An OSC 9;4
-  // progress report is no notification (decisions.md §19): nullopt, no
+  // progress report is no notification (docs/rules.md, decision 19): nullopt, no
   // change. NO_SUCH_PANE for an unknown pane.
   Result<std::optional<protocol::Json>> add_notification(Txn& txn, NotificationDraft draft);
   // The kept notifications, oldest first.
   const std::deque<protocol::Json>& notifications() const { return notifications_; }
-  // The pane printed something (pty.md, Output path: touch
+  // The pane printed something (docs/rules.md (Panes and PTYs), Output path: touch
   // last_activity_at, no event): at most once per
   // limits::kActivityTouchInterval per pane, never an event or a revision,
   // so output alone is never journaled; the next snapshot carries it.
@@ -219,7 +219,7 @@ class Store {
   void note_scrollback_len(std::string_view pane_id, std::uint64_t lines);
   std::vector<protocol::Pane> list_panes() const;
 
-  // ---- persistence (persistence.md, Snapshot) ----------------------------
+  // ---- persistence (docs/rules.md (Persistence), Snapshot) ----------------------------
   SnapshotDoc to_snapshot() const;
   // Restores workspaces, tabs and panes as saved. Repairs, each with a
   // log warning: duplicate ids dropped; tabs of a missing workspace and

@@ -1,5 +1,5 @@
 // broker/store_launches.hpp: the order between pane launches and closes
-// (seeds/08-ipc.md: "Ownership validation, process launch and pane
+// (docs/rules.md (Client protocol): "Ownership validation, process launch and pane
 // publication complete before a concurrent close can remove the target
 // tab or workspace"). A launch holds a ticket on its workspace (and its
 // tab, when it has one) from validation until its pane is published or

@@ -1,6 +1,6 @@
 // broker/store_notifications.cpp: the store's notifications and pane
-// activity (model.md, Notification and Pane last_activity_at; pty.md,
-// Output path; decisions.md §19): the records the server keeps, what a
+// activity (docs/rules.md (Model), Notification and Pane last_activity_at; docs/rules.md (Panes and PTYs),
+// Output path; docs/rules.md, decision 19): the records the server keeps, what a
 // notification does to its pane, and output touching last_activity_at
 // without ever becoming an event.
 // Runs in: broker (io thread). Never: parses terminal bytes (the ptyhost
@@ -25,12 +25,12 @@ using protocol::Severity;
 
 namespace {
 
-// model.md, Notification: the title of one that has none.
+// docs/rules.md (Model), Notification: the title of one that has none.
 constexpr std::string_view kDefaultNotificationTitle = "signaltty";
-// pty.md, OSC scanner: OSC 9 carries progress as `9;4;…`; decisions.md §19.
+// docs/rules.md (Panes and PTYs), OSC scanner: OSC 9 carries progress as `9;4;…`; docs/rules.md, decision 19.
 constexpr std::string_view kOsc9Source = "osc9";
 constexpr std::string_view kProgressCode = "4";
-// model.md, Notification: the mark of a body cut for last_message.
+// docs/rules.md (Model), Notification: the mark of a body cut for last_message.
 constexpr std::string_view kEllipsis = "\u2026";
 
 bool is_progress(const NotificationDraft& draft) {

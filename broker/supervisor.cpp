@@ -33,7 +33,7 @@ constexpr std::string_view kEventNotification = "notification";
 constexpr std::string_view kEventBell = "bell";
 constexpr std::string_view kEventExited = "exited";
 
-// pty.md, "Environment of the child".
+// docs/rules.md (Panes and PTYs), "Environment of the child".
 constexpr std::string_view kDefaultTerm = "TERM=xterm-256color";
 constexpr std::array<std::string_view, 10> kAllowedEnvKeys{
     "TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "EDITOR", "VISUAL", "PAGER", "SHELL",
@@ -359,7 +359,7 @@ void Supervisor::on_event(const std::string& pane_id, const wire::Event& event) 
     check_invariant(store_.raise_pane_attention(txn, pane_id, protocol::Attention::Unread, {}),
                     "bell of a hosted pane");
   } else if (event.kind == kEventNotification) {
-    // model.md, Notification: OSC ones are severity info.
+    // docs/rules.md (Model), Notification: OSC ones are severity info.
     NotificationDraft draft{pane_id, event.title, event.body.value_or(""),
                             protocol::Severity::Info, event.source.value_or("osc9")};
     if (auto r = store_.add_notification(txn, std::move(draft)); !r.ok())
@@ -368,7 +368,7 @@ void Supervisor::on_event(const std::string& pane_id, const wire::Event& event) 
   commit(txn);
 }
 
-// decisions.md §14: record the exit, then let the ptyhost forget it.
+// docs/rules.md, decision 14: record the exit, then let the ptyhost forget it.
 void Supervisor::on_exited(const std::string& pane_id, const wire::ExitStatus& exit) {
   Host* h = host(pane_id);
   if (!h || h->exited) return;
@@ -394,7 +394,7 @@ void Supervisor::on_link_closed(const std::string& pane_id, const PtyhostLink* l
   Host* h = host(pane_id);
   if (!h || h->link.get() != link) return;
   const bool ptyhost_runs = ::kill(static_cast<pid_t>(h->ptyhost_pid), 0) == 0;
-  // decisions.md §17: a closing pane goes once its child is reaped; a
+  // docs/rules.md, decision 17: a closing pane goes once its child is reaped; a
   // ptyhost that hung up but runs on is linked again and asked again.
   if (h->closing && !(link->peer_hung_up() && ptyhost_runs)) return finish_close(pane_id);
   log::warn("ptyhost of " + pane_id + " went away (" + why + ")");

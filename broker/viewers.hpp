@@ -31,7 +31,7 @@
 namespace signaltty::broker {
 
 // Output a held viewer may accumulate before its connection is closed, as a
-// client that lags is (pty.md, Output path); it reconnects and reattaches.
+// client that lags is (docs/rules.md (Panes and PTYs), Output path); it reconnects and reattaches.
 inline constexpr std::size_t kHeldOutputCapBytes = 16u << 20;
 
 class Viewers {

@@ -10,7 +10,7 @@
 
 namespace signaltty {
 
-// model.md, Ids: `<prefix>_` then this many lowercase hex digits.
+// docs/rules.md (Model), Ids: `<prefix>_` then this many lowercase hex digits.
 inline constexpr std::size_t kIdHexDigits = 32;
 // The prefix of pane ids ("pane_…").
 inline constexpr std::string_view kPaneIdPrefix = "pane";

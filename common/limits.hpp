@@ -34,11 +34,11 @@ inline constexpr std::uint64_t kJournalRotateBytes = 8u << 20;
 // docs/rules.md, Snapshot: a structural change is flushed at most
 // once per this interval.
 inline constexpr std::chrono::milliseconds kSnapshotDebounce{2000};
-// persistence.md, snapshots/: rotating copies kept, and at most one per
+// docs/rules.md (Persistence), snapshots/: rotating copies kept, and at most one per
 // this interval.
 inline constexpr std::size_t kSnapshotCopiesKept = 48;
 inline constexpr std::chrono::minutes kSnapshotCopyInterval{15};
-// persistence.md, logind: a failed system bus connection is retried after
+// docs/rules.md (Persistence), logind: a failed system bus connection is retried after
 // this, doubling up to the maximum.
 inline constexpr std::chrono::milliseconds kLogindRetryFirst{1000};
 inline constexpr std::chrono::milliseconds kLogindRetryMax{60000};
@@ -70,7 +70,7 @@ inline constexpr int kPaneRowsMax = 200;
 inline constexpr int kPaneColsDefault = 80;
 inline constexpr int kPaneRowsDefault = 24;
 
-// model.md, Notification: text caps in code points, the body's share of
+// docs/rules.md (Model), Notification: text caps in code points, the body's share of
 // last_message when a title is given, and how many the server keeps.
 inline constexpr std::size_t kNotificationTitleMaxChars = 200;
 inline constexpr std::size_t kNotificationBodyMaxChars = 2000;

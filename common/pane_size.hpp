@@ -1,4 +1,4 @@
-// common/pane_size.hpp: the one clamp of a pane's PTY size (pty.md,
+// common/pane_size.hpp: the one clamp of a pane's PTY size (docs/rules.md (Panes and PTYs),
 // "Resize and signals": clamp, no size is ever 0), for the broker's
 // requests and the ptyhost's resize alike; the bounds are in limits.hpp.
 // Runs in: every process. Never: holds a bound of its own.

@@ -10,7 +10,7 @@
 namespace signaltty::broker {
 namespace {
 
-// model.md, Pane: `live` is {"state":"live"} while the child runs.
+// docs/rules.md (Model), Pane: `live` is {"state":"live"} while the child runs.
 constexpr std::string_view kPaneLiveState = "live";
 
 Result<std::string> find_pane_id(const Store& store, std::string_view key) {
@@ -18,7 +18,7 @@ Result<std::string> find_pane_id(const Store& store, std::string_view key) {
   return pane->id;
 }
 
-// pty.md, Input: every failure carries details.written_bytes. A ptyhost
+// docs/rules.md (Panes and PTYs), Input: every failure carries details.written_bytes. A ptyhost
 // (perhaps one started by an older build) that refused before queueing
 // leaves it out: nothing was written for PANE_EXITED and RATE_LIMITED; for
 // anything else the count is unknown (null).

@@ -15,7 +15,7 @@ Result<p::TabResult> handle(p::TabCreate, Ctx& ctx, p::TabCreateParams&& params)
   return p::TabResult{std::move(tab)};
 }
 
-// decisions.md §17: every pane is signalled at once and removed as it is
+// docs/rules.md, decision 17: every pane is signalled at once and removed as it is
 // reaped (SIGKILL after 5 s), including the panes of launches in flight
 // into the tab (close_panes.hpp); the tab goes, and the reply comes, after
 // the last one.

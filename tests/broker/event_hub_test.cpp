@@ -501,7 +501,7 @@ TEST_F(EventHubTest, CursorAheadIsRefusedAndClosed) {
   EXPECT_EQ(hub_->subscriber_count(), 0u);
 }
 
-// pty.data lines consume numbers (pty.md, Output path), so server.status.seq
+// pty.data lines consume numbers (docs/rules.md (Panes and PTYs), Output path), so server.status.seq
 // runs ahead of the published head; a cursor there is a cursor we issued.
 TEST_F(EventHubTest, CursorOnNumbersPtyDataConsumedIsCompleteAndEmptyThenLive) {
   make_hub(0);

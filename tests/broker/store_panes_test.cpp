@@ -208,8 +208,8 @@ TEST(StorePane, ResizeClampsAndEmitsOnlyOnChange) {
   EXPECT_TRUE(same.empty());
 }
 
-// model.md, Lifecycle axis: agent.* events carry {pane_id, lifecycle, prev}
-// (decisions.md §12 adds source, §14 the exit fields).
+// docs/rules.md (Model), Lifecycle axis: agent.* events carry {pane_id, lifecycle, prev}
+// (docs/rules.md, decision 12 adds source, §14 the exit fields).
 TEST(StorePane, AgentExitedCarriesLifecycleAndPrev) {
   Fixture f;
   Pane a = f.add();
@@ -308,7 +308,7 @@ TEST(StorePane, SeverityRaisesAttentionAndANotificationForAnUnknownPaneIsRefused
   EXPECT_TRUE(refused.empty());
 }
 
-// pty.md, Output path: touch last_activity_at, no event; rate-limited so
+// docs/rules.md (Panes and PTYs), Output path: touch last_activity_at, no event; rate-limited so
 // output is never journaled or counted as a change.
 TEST(StorePane, OutputMovesLastActivityAtMostOncePerIntervalWithoutAnEvent) {
   std::string now = "2026-11-30T00:00:00.000Z";

@@ -367,7 +367,7 @@ TEST_F(StoreTest, ClosingAnUnknownTabIsNoSuchTab) {
   EXPECT_TRUE(txn.empty());
 }
 
-// decisions.md §17: a pane record goes only once its child is reaped
+// docs/rules.md, decision 17: a pane record goes only once its child is reaped
 // (remove_pane); closing its tab or workspace never drops it.
 TEST_F(StoreTest, ClosingATabOrWorkspaceThatStillHoldsPanesIsPanesAliveAndChangesNothing) {
   restore_with_panes(2);

@@ -1,4 +1,4 @@
-// tests/common/ids_test.cpp: entity ids (common/ids.hpp, model.md Ids):
+// tests/common/ids_test.cpp: entity ids (common/ids.hpp, docs/rules.md (Model) Ids):
 // the one pane-id check every process uses for names of sockets and files.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // tests/integration/attach_resize_test.cpp: pane.attach with a size whose
-// snapshot then fails (pty.md, "Attach / detach"; "Resize and signals"):
+// snapshot then fails (docs/rules.md (Panes and PTYs), "Attach / detach"; "Resize and signals"):
 // the PTY keeps the new size, so the store keeps it and pane.resized is
 // published; the event and the state agree. A stand-in ptyhost served by
 // this test answers every request but refuses the snapshot.

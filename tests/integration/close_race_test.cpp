@@ -1,7 +1,7 @@
 // tests/integration/close_race_test.cpp: workspace.close and tab.close
 // racing pane launches on the same workspace from another connection
-// (seeds/08-ipc.md: launch and publication complete before a concurrent
-// close can remove the tab or workspace; decisions.md §17: a pane is
+// (docs/rules.md (Client protocol): launch and publication complete before a concurrent
+// close can remove the tab or workspace; docs/rules.md, decision 17: a pane is
 // removed only once its child is reaped). Whatever the interleaving, no
 // ptyhost or program the test started outlives the close without a pane
 // record, and every launch either published a pane the close then closed

@@ -1,5 +1,5 @@
 // tests/integration/logind_shutdown_test.cpp: the broker saves before a
-// system shutdown (persistence.md, logind). Each test runs a private
+// system shutdown (docs/rules.md (Persistence), logind). Each test runs a private
 // dbus-daemon and, on it, a fake org.freedesktop.login1 written with the
 // broker's own D-Bus client: it answers Inhibit with one end of a pipe (EOF
 // on the other end = inhibitor released), answers PreparingForShutdown and

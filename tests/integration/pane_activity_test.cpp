@@ -1,6 +1,6 @@
 // tests/integration/pane_activity_test.cpp: what a pane's own output does
-// to its record (model.md, Pane and Notification; pty.md, Output path and
-// OSC scanner; decisions.md §19): OSC notifications become records with
+// to its record (docs/rules.md (Model), Pane and Notification; docs/rules.md (Panes and PTYs), Output path and
+// OSC scanner; docs/rules.md, decision 19): OSC notifications become records with
 // notification.created and set last_message, progress reports do not,
 // output moves last_activity_at without journaling anything, and a label
 // is measured in characters.

@@ -1,5 +1,5 @@
 // tests/integration/pane_input_test.cpp: pane.input outcomes the seed
-// fixes beyond the plain write (seeds/08-ipc.md pane.input; pty.md
+// fixes beyond the plain write (docs/rules.md (Client protocol) pane.input; docs/rules.md (Panes and PTYs)
 // "Input"): nothing to write is `{written: 0}`, and every failure carries
 // details.written_bytes, including refusals the ptyhost makes before it
 // queues anything.

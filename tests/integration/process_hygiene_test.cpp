@@ -118,7 +118,7 @@ TEST_F(ProcessHygiene, SecondBrokerOnTheSameRuntimeDirIsRefused) {
   EXPECT_TRUE(is_ok(connect().request("server.status")));
 }
 
-// decisions.md: the broker narrows itself (umask 077, no core files); the
+// docs/rules.md (Decisions): the broker narrows itself (umask 077, no core files); the
 // programs in its panes keep what the user had.
 TEST_F(ProcessHygiene, PaneProgramGetsTheUsersUmaskAndCoreLimit) {
   constexpr rlim_t kCoreBytes = 2u << 20;

@@ -1,6 +1,6 @@
 // tests/integration/snapshot_seen_test.cpp: a change with no event (a pane
 // marked seen while nothing was unread) still reaches snapshot.json within
-// the debounce window, with no other change to carry it (persistence.md,
+// the debounce window, with no other change to carry it (docs/rules.md (Persistence),
 // Snapshot: every structural change sets the persist-pending flag).
 // Runs in: the integration test binary.
 #include "tests/integration/pane_support.hpp"

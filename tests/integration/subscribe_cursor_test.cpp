@@ -1,5 +1,5 @@
 // tests/integration/subscribe_cursor_test.cpp: every cursor the broker
-// hands out can be resumed from (seeds/08-ipc.md, subscribe; persistence.md,
+// hands out can be resumed from (docs/rules.md (Client protocol), subscribe; docs/rules.md (Persistence),
 // Replay), including server.status.seq after pty.data lines consumed
 // numbers that no state event carries.
 // Runs in: the integration test binary, against the real broker and a pane.
