@@ -3,19 +3,19 @@
 #include "broker/pane_socket_sweep.hpp"
 
 #include <dirent.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include <charconv>
+#include <chrono>
+#include <fstream>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <string_view>
 
 #include "common/fs.hpp"
 #include "common/ids.hpp"
-#include "common/unique_fd.hpp"
 
 namespace signaltty::broker {
 namespace {
@@ -34,22 +34,35 @@ std::string pane_id_of(std::string_view name) {
   return id.starts_with(kPanePrefix) && looks_like_id(id) ? id : std::string();
 }
 
-// True only when the socket exists and a connect is refused: nobody listens.
-bool refuses_connections(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) return false;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!probe) return false;
-  return ::connect(probe.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 &&
-         errno == ECONNREFUSED;
+// A ptyhost binds its socket and listens on it at once; a name younger
+// than this may be between the two calls.
+constexpr std::chrono::seconds kStaleSocketMinAge{2};
+
+// Every path some process listens on, from the kernel's table: no probe
+// connects, so no live ptyhost ever sees a spurious broker connection.
+std::set<std::string> listening_socket_paths() {
+  constexpr unsigned long kAcceptConnections = 0x10000;  // __SO_ACCEPTCON
+  std::set<std::string> paths;
+  std::ifstream table("/proc/net/unix");
+  std::string line;
+  std::getline(table, line);  // header
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string num, refs, protocol, flags, type, state, inode, path;
+    if (!(fields >> num >> refs >> protocol >> flags >> type >> state >> inode >> path)) continue;
+    unsigned long bits = 0;
+    const auto parsed = std::from_chars(flags.data(), flags.data() + flags.size(), bits, 16);
+    if (parsed.ec == std::errc() && (bits & kAcceptConnections) != 0) paths.insert(path);
+  }
+  return paths;
 }
 
-bool remove_if_stale(const std::string& path) {
+bool remove_if_stale(const std::string& path, const std::set<std::string>& listening) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return false;
-  return refuses_connections(path) && ::unlink(path.c_str()) == 0;
+  const auto changed = std::chrono::system_clock::from_time_t(st.st_ctim.tv_sec);
+  if (std::chrono::system_clock::now() - changed < kStaleSocketMinAge) return false;
+  return !listening.contains(path) && ::unlink(path.c_str()) == 0;
 }
 
 }  // namespace
@@ -58,11 +71,12 @@ std::size_t remove_stale_pane_sockets(const std::string& panes_dir,
                                       const std::function<bool(const std::string&)>& in_store) {
   std::unique_ptr<DIR, DirCloser> dir(::opendir(panes_dir.c_str()));
   if (!dir) return 0;
+  const std::set<std::string> listening = listening_socket_paths();
   std::size_t removed = 0;
   while (const dirent* entry = ::readdir(dir.get())) {
     const std::string pane_id = pane_id_of(entry->d_name);
     if (pane_id.empty() || in_store(pane_id)) continue;
-    if (remove_if_stale(fs::join(panes_dir, entry->d_name))) ++removed;
+    if (remove_if_stale(fs::join(panes_dir, entry->d_name), listening)) ++removed;
   }
   return removed;
 }

@@ -27,39 +27,6 @@ constexpr int kLaunchesPerRound = 3;
 // publish while the close waits for it.
 const std::vector<std::string> kSlowToClose = {
     "/bin/sh", "-c", "trap 'sleep 1; exit 0' TERM; echo ready; sleep 1000 & wait"};
-const std::vector<std::string> kSleeper = {"sleep", "1000"};
-
-// Takes a ptyhost over as a broker would (its Hello read, a HelloAck
-// sent), so the ptyhost hangs up on the real broker, which links again.
-UniqueFd take_over_ptyhost(const std::string& socket_path) {
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, socket_path.c_str(), sizeof addr.sun_path - 1);
-  if (!fd || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    throw HarnessError("connect " + socket_path + " failed");
-  std::string in;
-  char buf[4096];
-  auto frame_len = [&] {
-    std::uint32_t len = 0;
-    for (int i = 3; i >= 0; --i) len = (len << 8) | static_cast<unsigned char>(in[i]);
-    return len;
-  };
-  while (in.size() < 4 || in.size() < 4 + frame_len()) {
-    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n <= 0) throw HarnessError("the ptyhost sent no hello");
-    in.append(buf, static_cast<std::size_t>(n));
-  }
-  const std::string ack = Json{{"op", "hello"}, {"version", 1}, {"features", 0}}.dump();
-  std::string frame(4, '\0');
-  const auto len = static_cast<std::uint32_t>(ack.size() + 1);
-  for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((len >> (8 * i)) & 0xff);
-  frame += '\x01';
-  frame += ack;
-  if (::write(fd.get(), frame.data(), frame.size()) != static_cast<ssize_t>(frame.size()))
-    throw HarnessError("the hello ack was not written");
-  return fd;
-}
 
 // Refusals a launch may meet when the close was ordered first.
 bool refused_by_close(const Json& response) {
@@ -146,25 +113,6 @@ TEST_F(CloseRaceTest, TabCloseRacingSplitsLeavesNoProcessWithoutAPaneRecord) {
     for (const Json& tab : left["tabs"]) EXPECT_NE(tab["id"], anchor["tab_id"]);
   }
   expect_nothing_left();
-}
-
-// A close that meets a link being re-established waits for it and still
-// signals and reaps the child before the pane goes.
-TEST_F(CloseRaceTest, PaneCloseWhileTheBrokerLinksAgainReapsTheChildFirst) {
-  start();
-  Client client = connect();
-  const std::string ws = make_workspace(client)["id"];
-  for (int round = 0; round < kRounds; ++round) {
-    Json pane = spawn(client, ws, kSleeper);
-    const std::string socket = dirs_.socket_dir() + "/panes/" + pane["id"].get<std::string>() + ".sock";
-    UniqueFd fake = take_over_ptyhost(socket);
-    Json closed = client.request("pane.close", {{"pane_id", pane["id"]}},
-                                 deadline_after(kStepTimeout * 2));
-    ASSERT_TRUE(is_ok(closed)) << closed.dump();
-    EXPECT_TRUE(wait_gone(pane["pid"].get<pid_t>())) << "the child outlived its pane record";
-    EXPECT_TRUE(wait_gone(pane["ptyhost_pid"].get<pid_t>())) << "the ptyhost outlived its pane";
-    EXPECT_EQ(error_code(client.request("pane.get", {{"pane_id", pane["id"]}})), "NO_SUCH_PANE");
-  }
 }
 
 }  // namespace

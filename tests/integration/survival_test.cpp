@@ -266,6 +266,32 @@ TEST_F(Survival, StalledBrokerLinksAgainToAPtyhostThatDroppedIt) {
   EXPECT_NE(broker().stderr_text().find("linked again"), std::string::npos);
 }
 
+// A close that meets a link being re-established (the ptyhost dropped a
+// stalled broker) still signals and reaps the child before the pane goes
+// (docs/rules.md, decision 17).
+TEST_F(Survival, PaneCloseWhileTheBrokerLinksAgainReapsTheChildFirst) {
+  start();
+  Client client = connect();
+  Json pane = spawn(client, make_workspace(client)["id"],
+                    {"/bin/sh", "-c", "while :; do head -c 65536 /dev/zero | tr '\\0' y; done"});
+  const pid_t ptyhost = pane["ptyhost_pid"].get<pid_t>();
+  Client viewer = connect();
+  viewer.call("pane.attach", {{"pane_id", pane["id"]}, {"mark_seen", false}});
+  ASSERT_TRUE(viewer.next_event(deadline_after()).has_value()) << "no pty.data reached the viewer";
+  ::kill(broker().pid(), SIGSTOP);
+  const bool dropped = wait_until([&] { return open_sockets(ptyhost) == 1; },
+                                  deadline_after(std::chrono::seconds(20)));
+  // Queued while the broker is stopped: it meets the hung-up link first.
+  const Json close_id = client.send_request("pane.close", {{"pane_id", pane["id"]}});
+  ::kill(broker().pid(), SIGCONT);
+  ASSERT_TRUE(dropped) << "the ptyhost never dropped the stopped broker";
+  const Json closed = client.await_response(close_id, deadline_after(std::chrono::seconds(20)));
+  ASSERT_TRUE(is_ok(closed)) << closed.dump();
+  EXPECT_TRUE(wait_gone(pane["pid"].get<pid_t>())) << "the child outlived its pane record";
+  EXPECT_TRUE(wait_gone(ptyhost)) << "the ptyhost outlived its pane";
+  EXPECT_EQ(error_code(client.request("pane.get", {{"pane_id", pane["id"]}})), "NO_SUCH_PANE");
+}
+
 std::string panes_dir(const TempDirs& dirs) { return dirs.socket_dir() + "/panes"; }
 
 TEST_F(Survival, StaleSocketIsRemovedAtStartup) {
