@@ -94,9 +94,10 @@ std::string json_for_terminal(std::string_view json) {
   out.reserve(json.size());
   while (!json.empty()) {
     const auto byte = static_cast<unsigned char>(json[0]);
-    // Valid JSON holds raw controls only as whitespace between tokens.
+    // Valid JSON holds raw controls only as whitespace between tokens:
+    // line breaks (--pretty) stay, tabs and carriage returns become spaces.
     if (byte < kFirstPrintable) {
-      out.push_back(' ');
+      out.push_back(byte == '\n' ? '\n' : ' ');
       json.remove_prefix(1);
       continue;
     }

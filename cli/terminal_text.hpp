@@ -30,7 +30,7 @@ std::string printable(std::string_view text, LineBreaks breaks = LineBreaks::Esc
 // A valid JSON text as it may be shown on a terminal, meaning the same:
 // DEL and C1 code points inside strings become \u escapes (JSON already
 // forbids raw C0 controls in strings), and tabs or carriage returns used
-// as whitespace between tokens become spaces.
+// as whitespace between tokens become spaces (line breaks stay).
 std::string json_for_terminal(std::string_view json);
 
 }  // namespace signaltty::cli

@@ -76,8 +76,8 @@ void expect_no_raw_controls(const Outcome& r) {
 }
 
 Json hostile_pane() {
-  return {{"id", "pane_" + kHostile},
-          {"name", kHostile},
+  return {{"id", "pane_1"},
+          {"name", "hostile"},
           {"title", kHostile},
           {"workspace_id", "ws_1"},
           {"tab_id", "tab_1"},
@@ -86,7 +86,7 @@ Json hostile_pane() {
           {"pty_size", {{"cols", 80}, {"rows", 24}}},
           {"lifecycle", "idle"},
           {"attention", "none"},
-          {"exit_signal", kHostile},
+          {"exit_signal", "TERM"},
           {"live", {{"state", "exited"}}}};
 }
 
@@ -105,9 +105,15 @@ std::string answer_hostile(const Json& req) {
         id, {{"workspace", hostile_workspace()},
              {"tabs", {{{"id", "tab_1"}, {"workspace_id", "ws_1"}, {"title", kHostile}}}},
              {"panes", {hostile_pane()}}});
-  if (method == protocol::PaneGet::name) return protocol::encode_ok(id, {{"pane", hostile_pane()}});
+  if (method == protocol::PaneGet::name)
+    return protocol::encode_ok(id, {{"pane", hostile_pane()},
+                                    {"wait_baseline", {{"pane_id", "pane_1"},
+                                                       {"process_instance", "pi_1"},
+                                                       {"session_generation", 0},
+                                                       {"lifecycle_seq", 0},
+                                                       {"attention_seq", 0}}}});
   if (method == protocol::PaneRead::name)
-    return protocol::encode_ok(id, {{"text", "line one\n" + kHostile + "\n"}});
+    return protocol::encode_ok(id, {{"text", "line one\n" + kHostile + "\n"}, {"truncated", false}});
   if (method == protocol::WorkspaceCreate::name)
     return protocol::encode_ok(id, {{"workspace", hostile_workspace()}});
   if (method == protocol::PaneSpawn::name)
@@ -125,7 +131,8 @@ TEST(BrokerText, HumanViewsEscapeControlCharactersInEveryField) {
       {"new", "--no-attach"}};
   for (auto args : commands) {
     ScriptBroker b(answer_hostile);
-    const std::string what = args[0] + " " + args[1];
+    std::string what;
+    for (const auto& word : args) what += word + " ";
     args.insert(args.end(), {"--socket", b.broker.path()});
     Outcome r = run(args);
     EXPECT_EQ(r.status, kExitOk) << what << ": " << r.err;

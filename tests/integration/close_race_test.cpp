@@ -28,6 +28,8 @@ constexpr int kLaunchesPerRound = 3;
 const std::vector<std::string> kSlowToClose = {
     "/bin/sh", "-c", "trap 'sleep 1; exit 0' TERM; echo ready; sleep 1000 & wait"};
 
+const std::vector<std::string> kSleeper = {"sleep", "1000"};
+
 // Refusals a launch may meet when the close was ordered first.
 bool refused_by_close(const Json& response) {
   static const std::set<std::string> kCodes{"NO_SUCH_WORKSPACE", "NO_SUCH_TAB", "NO_SUCH_PANE"};

@@ -67,7 +67,7 @@ std::map<std::string, std::string> fds_of(pid_t pid) {
   while (const dirent* e = d ? ::readdir(d.get()) : nullptr) {
     if (e->d_name[0] == '.') continue;
     char target[512] = {};
-    ::readlink((dir + "/" + e->d_name).c_str(), target, sizeof target - 1);
+    if (::readlink((dir + "/" + e->d_name).c_str(), target, sizeof target - 1) < 0) target[0] = '\0';  // gone meanwhile: reads as empty
     out[e->d_name] = target;
   }
   return out;

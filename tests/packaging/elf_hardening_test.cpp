@@ -125,7 +125,9 @@ TEST(ElfHardening, TheDynamicProgramsImportTheStackGuardAndFortifiedCalls) {
     if (!elf.has_segment(PT_INTERP)) continue;  // static: see the objects test
     const auto imports = elf.imported_symbols();
     EXPECT_TRUE(imports.contains(std::string(kStackGuardFailure))) << program;
-    if (kExpectFortify) EXPECT_TRUE(calls_fortified_function(imports)) << program;
+    if (kExpectFortify) {
+      EXPECT_TRUE(calls_fortified_function(imports)) << program;
+    }
   }
 }
 
@@ -143,7 +145,9 @@ TEST(ElfHardening, TheProgramsObjectsUseCanariesFortifyAndCet) {
       EXPECT_EQ(object.x86_features().value_or(0) & cet, cet) << path << " lacks IBT/SHSTK";
     }
     EXPECT_TRUE(needed.contains(std::string(kStackGuardFailure))) << program;
-    if (kExpectFortify) EXPECT_TRUE(calls_fortified_function(needed)) << program;
+    if (kExpectFortify) {
+      EXPECT_TRUE(calls_fortified_function(needed)) << program;
+    }
   }
 }
 
