@@ -19,6 +19,7 @@
 #include <csignal>
 #include <cstring>
 
+#include "common/child_signals.hpp"
 #include "common/ids.hpp"
 
 namespace signaltty::broker {
@@ -33,39 +34,9 @@ constexpr int kReportFd = 3;
 constexpr int kExitExecFailed = 127;
 constexpr const char* kPtyhostEnvPath = "PATH=/usr/local/bin:/usr/bin:/bin";
 
-// Every signal blocked for the scope (a fork inside it hands the child a
-// fully blocked mask, so no handler of ours runs there before the reset).
-class SignalsBlocked {
- public:
-  SignalsBlocked() {
-    sigset_t all;
-    sigfillset(&all);
-    ::sigprocmask(SIG_SETMASK, &all, &previous_);
-  }
-  ~SignalsBlocked() { ::sigprocmask(SIG_SETMASK, &previous_, nullptr); }
-  SignalsBlocked(const SignalsBlocked&) = delete;
-  SignalsBlocked& operator=(const SignalsBlocked&) = delete;
-
- private:
-  sigset_t previous_;
-};
-
 void close_fds_from(int first) {
   if (::syscall(SYS_close_range, first, ~0U, 0) == 0) return;
   for (int fd = first; fd < 1024; ++fd) ::close(fd);
-}
-
-// Default dispositions, then an empty mask: in a child forked with every
-// signal blocked.
-void reset_signals() {
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  for (int sig = 1; sig < NSIG; ++sig)
-    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
 std::string err_body(int err, std::string_view what) {
@@ -77,7 +48,7 @@ std::string err_body(int err, std::string_view what) {
 [[noreturn]] void exec_ptyhost(const LauncherConfig& cfg, const std::string& pane_id,
                                int report_fd) {
   ::setsid();
-  reset_signals();
+  reset_signals_in_child();
   ::umask(cfg.user_defaults.umask);
   ::setrlimit(RLIMIT_CORE, &cfg.user_defaults.core_limit);
   const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -148,7 +119,7 @@ std::string reply_to(const LauncherConfig& cfg, std::string_view message) {
 }
 
 [[noreturn]] void launcher_main(const LauncherConfig& cfg, pid_t broker) {
-  reset_signals();
+  reset_signals_in_child();
   ::prctl(PR_SET_NAME, "sigtty-launcher", 0, 0, 0);
   // Die with the broker; a new broker forks a new launcher.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);

@@ -17,6 +17,8 @@
 #include <cstring>
 #include <utility>
 
+#include "common/child_signals.hpp"
+
 namespace signaltty::ptyhost {
 namespace {
 
@@ -116,17 +118,6 @@ Result<PtyPair> open_pty(int cols, int rows) {
   ::_exit(127);
 }
 
-void child_reset_signals() {
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  for (int sig = 1; sig < NSIG; ++sig)
-    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-}
-
 // Closes every fd from `first` except `keep` (which is close-on-exec).
 void child_close_fds(int first, int keep) {
   auto close_span = [](unsigned lo, unsigned hi) {
@@ -139,7 +130,7 @@ void child_close_fds(int first, int keep) {
 }
 
 [[noreturn]] void child_exec(const ExecPlan& plan, int slave, int report_fd) {
-  child_reset_signals();
+  reset_signals_in_child();
   if (::setsid() < 0) child_fail(report_fd, ChildStage::Session, errno);
   if (::ioctl(slave, TIOCSCTTY, 0) != 0) child_fail(report_fd, ChildStage::ControllingTty, errno);
   for (int fd = 0; fd <= 2; ++fd)
@@ -223,14 +214,14 @@ Result<SpawnedPty> spawn_on_pty(const SpawnSpec& spec) {
   UniqueFd report_read(pipefd[0]);
   UniqueFd report_write(pipefd[1]);
 
-  sigset_t all;
-  sigset_t previous;
-  sigfillset(&all);
-  ::sigprocmask(SIG_SETMASK, &all, &previous);
-  const pid_t pid = ::fork();
-  if (pid == 0) child_exec(plan, pty.slave.get(), report_write.get());
-  const int fork_errno = errno;
-  ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+  pid_t pid = -1;
+  int fork_errno = 0;
+  {
+    SignalsBlocked blocked;
+    pid = ::fork();
+    if (pid == 0) child_exec(plan, pty.slave.get(), report_write.get());
+    fork_errno = errno;
+  }
   if (pid < 0) return Error::from_errno(ErrorCode::SpawnFailed, "fork", fork_errno);
 
   pty.slave.reset();
