@@ -110,6 +110,15 @@ TEST(ElfHardening, EveryExecutableHasFullRelro) {
   }
 }
 
+// The hardening flags must not undo the ptyhost's static link (one runs per
+// pane; a dynamic one costs about 2 MiB more resident).
+TEST(ElfHardening, ThePtyhostStaysAStaticPieWhenBuiltStatic) {
+  if (!SIGNALTTY_EXPECT_STATIC_PTYHOST) GTEST_SKIP() << "built with SIGNALTTY_STATIC_PTYHOST=OFF";
+  const ElfFile elf = load_or_fail(bin_dir() + "/signaltty-ptyhost");
+  EXPECT_FALSE(elf.has_segment(PT_INTERP)) << "signaltty-ptyhost is linked dynamically";
+  EXPECT_EQ(elf.type(), ET_DYN);
+}
+
 TEST(ElfHardening, NoExecutableHasAnExecutableStack) {
   for (const auto& path : executables_in(bin_dir())) {
     const ElfFile elf = load_or_fail(path);
