@@ -35,13 +35,7 @@ std::string control_frame(const Json& doc) {
 class SnapshotRefusingPtyhost {
  public:
   explicit SnapshotRefusingPtyhost(const std::string& path)
-      : listener_(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-    if (::bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::listen(listener_.get(), 4) != 0)
-      throw HarnessError("fake ptyhost: bind/listen failed");
+      : listener_(listen_unix_socket(path)) {
     thread_ = std::thread([this] { serve(); });
   }
   ~SnapshotRefusingPtyhost() {

@@ -10,10 +10,13 @@
 
 #include <dirent.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -28,6 +31,18 @@ namespace signaltty::itest {
 struct DirCloser {
   void operator()(DIR* d) const { ::closedir(d); }
 };
+
+// A listening Unix socket at `path`, for a stand-in ptyhost.
+inline UniqueFd listen_unix_socket(const std::string& path) {
+  UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  if (!listener || ::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(listener.get(), 4) != 0)
+    throw HarnessError("fake ptyhost: bind/listen failed");
+  return listener;
+}
 
 inline std::string proc_file(pid_t pid, const std::string& name) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/" + name, std::ios::binary);

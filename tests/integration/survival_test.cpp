@@ -353,13 +353,7 @@ TEST_F(Survival, PaneWithoutARecordGoesBackToItsTabFromItsMeta) {
 class FakePtyhost {
  public:
   FakePtyhost(const std::string& path, const Json& hello, std::string after)
-      : listener_(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-    if (::bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::listen(listener_.get(), 4) != 0)
-      throw HarnessError("fake ptyhost: bind/listen failed");
+      : listener_(listen_unix_socket(path)) {
     const std::string frame = protocol::encode_frame(protocol::FrameType::Control, hello.dump());
     thread_ = std::thread([this, frame, after = std::move(after)] { serve(frame, after); });
   }
