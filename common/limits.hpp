@@ -11,6 +11,12 @@ namespace signaltty::limits {
 
 // seeds/08-ipc.md, transport: one JSONL line, request or response.
 inline constexpr std::size_t kMaxLineBytes = 16u << 20;
+// Our bound on JSON nesting from any peer (not in the seed): deeper text is
+// refused before it is parsed (BAD_PROTOCOL), so no tree a peer sends can
+// make a copy or dump of it recurse deeper than this. The deepest legal
+// document is a layout tree (kLayoutMaxDepth, one object per level) inside
+// an envelope of a few levels; this leaves room for that and no more.
+inline constexpr std::size_t kJsonMaxDepth = 128;
 
 // Our cap on bytes queued towards one client (not in the seed): a client
 // that stops reading is dropped once its queue passes this, so it can never

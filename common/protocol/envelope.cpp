@@ -6,6 +6,7 @@
 
 #include "common/base64.hpp"
 #include "common/protocol/events.hpp"
+#include "common/protocol/json_parse.hpp"
 
 namespace signaltty::protocol {
 namespace {
@@ -18,6 +19,18 @@ std::string dump_line(const Json& j) {
   return out;
 }
 
+// The member `key` of `doc` when it has the JSON type `is`, else `fallback`;
+// nlohmann's value() would throw on a wrong type.
+Json member(const Json& doc, std::string_view key, bool (Json::*is)() const noexcept,
+            Json fallback) {
+  auto it = doc.find(key);
+  return it != doc.end() && ((*it).*is)() ? *it : fallback;
+}
+
+std::string string_member(const Json& doc, std::string_view key, std::string fallback) {
+  return member(doc, key, &Json::is_string, fallback).get<std::string>();
+}
+
 Error field_error(ErrorCode code, std::string message, std::string_view field) {
   Error e{code, std::move(message)};
   e.details = {{"field", std::string(field)}};
@@ -27,9 +40,11 @@ Error field_error(ErrorCode code, std::string message, std::string_view field) {
 }  // namespace
 
 std::variant<Request, RequestError> decode_request(std::string_view line) {
-  Json doc = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded())
-    return RequestError{nullptr, Error{ErrorCode::BadProtocol, "request is not valid JSON"}};
+  auto parsed = parse_json(line);
+  if (!parsed.ok())
+    return RequestError{nullptr, Error{ErrorCode::BadProtocol,
+                                       "request is not valid JSON: " + parsed.error().message}};
+  Json doc = std::move(parsed).value();
   if (!doc.is_object())
     return RequestError{nullptr, Error{ErrorCode::BadProtocol, "request must be a JSON object"}};
 
@@ -106,26 +121,28 @@ std::string encode_request(const Json& id, std::string_view method, const Json& 
 }
 
 Result<std::variant<Response, EventMessage>> decode_server_line(std::string_view line) {
-  Json doc = Json::parse(line, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object())
+  auto parsed = parse_json(line);
+  if (!parsed.ok() || !parsed->is_object())
     return Error{ErrorCode::BadProtocol, "server sent a line that is not a JSON object"};
-  if (doc.value("type", "") == "event") {
+  const Json& doc = *parsed;
+  if (string_member(doc, "type", "") == "event") {
     EventMessage ev;
-    ev.event = doc.value("event", "");
-    ev.seq = doc.value("seq", std::uint64_t{0});
-    ev.payload = doc.value("payload", Json::object());
+    ev.event = string_member(doc, "event", "");
+    ev.seq = member(doc, "seq", &Json::is_number_unsigned, 0).get<std::uint64_t>();
+    ev.payload = member(doc, "payload", &Json::is_object, Json::object());
     return std::variant<Response, EventMessage>(std::move(ev));
   }
   Response r;
-  r.id = doc.value("id", Json(nullptr));
-  r.ok = doc.value("ok", false);
+  const Json id = member(doc, "id", &Json::is_primitive, nullptr);
+  r.id = id.is_boolean() ? Json(nullptr) : id;
+  r.ok = member(doc, "ok", &Json::is_boolean, false).get<bool>();
   if (r.ok) {
-    r.result = doc.value("result", Json::object());
+    r.result = member(doc, "result", &Json::is_structured, Json::object());
   } else {
-    const Json err = doc.value("error", Json::object());
-    auto code = error_code_from_wire(err.value("code", "INTERNAL"));
-    r.error = Error{code.value_or(ErrorCode::Internal), err.value("message", ""),
-                    err.value("details", Json::object())};
+    const Json err = member(doc, "error", &Json::is_object, Json::object());
+    auto code = error_code_from_wire(string_member(err, "code", "INTERNAL"));
+    r.error = Error{code.value_or(ErrorCode::Internal), string_member(err, "message", ""),
+                    member(err, "details", &Json::is_object, Json::object())};
   }
   return std::variant<Response, EventMessage>(std::move(r));
 }
