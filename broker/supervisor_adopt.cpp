@@ -14,6 +14,7 @@
 #include <set>
 
 #include "broker/event_pipeline.hpp"
+#include "broker/ptyhost_text.hpp"
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
 #include "common/fs.hpp"
@@ -61,8 +62,8 @@ std::set<std::string> socket_pane_ids(const std::string& dir) {
 Pane pane_from_hello(const wire::Hello& hello) {
   Pane pane;
   if (auto meta = protocol::decode<Pane>(hello.meta); meta.ok()) pane = std::move(meta).value();
+  pane = checked_recovered_pane(std::move(pane), hello.title);
   pane.id = hello.pane_id;
-  if (pane.title.empty()) pane.title = hello.title.empty() ? "recovered" : hello.title;
   if (pane.process_instance.empty()) pane.process_instance = new_id("proc");
   if (pane.created_at.empty()) pane.created_at = now_rfc3339();
   if (pane.last_activity_at.empty()) pane.last_activity_at = pane.created_at;
@@ -73,6 +74,7 @@ Pane pane_from_hello(const wire::Hello& hello) {
   pane.pid = hello.child_pid;
   pane.exit_code.reset();
   pane.exit_signal.reset();
+  pane.exit_reason.reset();
   return pane;
 }
 
@@ -153,8 +155,8 @@ void Supervisor::adopted(const std::string& pane_id, const std::shared_ptr<Ptyho
     [[maybe_unused]] auto set = store_.set_pane_process(txn, pane_id, child, peer);
   }
   if (hello.exited) {
-    [[maybe_unused]] auto exited =
-        store_.pane_exited(txn, pane_id, hello.exited->code.value, hello.exited->signal.value);
+    const wire::ExitStatus exit = checked_exit(*hello.exited);
+    [[maybe_unused]] auto exited = store_.pane_exited(txn, pane_id, exit.code.value, exit.signal.value);
   }
   if (!hello.title.empty()) {
     [[maybe_unused]] auto titled = store_.set_pane_title(txn, pane_id, hello.title);
@@ -167,7 +169,7 @@ void Supervisor::adopted(const std::string& pane_id, const std::shared_ptr<Ptyho
     push_meta(pane_id);
     Host* h = host(pane_id);
     if (h && collect)
-      h->link->request(wire::kOpCollectExit, Json::object(), [](Result<Json>, std::string) {});
+      h->link->collect_exit([](Result<protocol::Empty>, std::string) {});
   });
 }
 

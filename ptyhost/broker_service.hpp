@@ -73,7 +73,7 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
     std::string_view name;
     Handler handler;
   };
-  static const std::array<Op, 10> kOps;
+  static const std::array<Op, protocol::ptyhost::PtyhostOps::size> kOps;
 
   void read_more();
   void on_read(const boost::system::error_code& ec, std::size_t n);
@@ -83,9 +83,12 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
   Status handle_input(std::string_view payload);
   Status dispatch(const protocol::Json& doc);
 
-  // One handler per op (the table in broker_service.cpp).
-  template <class Request, Result<protocol::Json> (PaneHost::*Call)(const Request&)>
+  // One handler per op (the table in broker_service.cpp): the request
+  // decoded, the PaneHost call of the same verb, its reply encoded.
+  template <class WireOp, Result<typename WireOp::Reply> (PaneHost::*Call)(const typename WireOp::Request&)>
   void answer(std::uint64_t rid, const protocol::Json& doc);
+  template <class WireOp>
+  void send_typed_reply(std::uint64_t rid, Result<typename WireOp::Reply> outcome);
   void op_stream(std::uint64_t rid, const protocol::Json& doc);
   void op_serialize(std::uint64_t rid, const protocol::Json& doc);
 

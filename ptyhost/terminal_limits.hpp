@@ -14,6 +14,15 @@ namespace signaltty::ptyhost::limits {
 inline constexpr std::size_t kHistoryMaxLines = 5000;
 // pty.md "Reads": the largest `lines` a read may ask for.
 inline constexpr std::size_t kReadMaxLines = 5000;
+// Ours: a row rendered with its colours (TextStyle::Ansi) longer than this
+// is kept as plain text instead; a 500-column row with a colour change per
+// cell would otherwise be ~40 KB, and 5000 of them far past any frame.
+inline constexpr std::size_t kLineAnsiMaxBytes = 16u << 10;
+// Ours: the text of one read keeps its newest lines up to this many bytes
+// (`truncated` then says more were asked for). JSON escaping grows rendered
+// text by at most ~2.5x (ESC becomes \u001b), so a reply stays a fraction
+// of a frame and of a client line (signaltty::limits::kMaxLineBytes).
+inline constexpr std::size_t kReadMaxTextBytes = 4u << 20;
 
 // pty.md "OSC / BEL scanner": bytes of a split OSC carried to the next read;
 // a longer unterminated run is dropped.
