@@ -22,8 +22,12 @@ TEST(PtyhostText, ControlsAreStrippedExceptNewlineAndTab) {
 TEST(PtyhostText, NotificationTitleAndBodyAreCleanedAndCut) {
   wire::Event event;
   event.kind = wire::EventKind::Notification;
-  event.title = std::string(500, 'T') + "\x1b[2J";
-  event.body = std::string(5000, 'b') + "\x1b[31m";
+  std::string title(500, 'T');
+  title.append("\x1b[2J");
+  std::string body(5000, 'b');
+  body.append("\x1b[31m");
+  event.title = title;
+  event.body = body;
   auto message = notification_message(event);
   ASSERT_TRUE(message.has_value());
   EXPECT_EQ(*message, std::string(limits::kTitleMaxChars, 'T') + ": " +
