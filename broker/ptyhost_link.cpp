@@ -8,8 +8,10 @@
 
 #include <boost/asio/write.hpp>
 
-#include "common/ids.hpp"
+#include "broker/ptyhost_text.hpp"
 #include "common/close_on_exec.hpp"
+#include "common/ids.hpp"
+#include "common/limits.hpp"
 #include "common/log.hpp"
 #include "common/protocol/codec.hpp"
 #include "common/protocol/json_parse.hpp"
@@ -26,26 +28,33 @@ using Local = asio::local::stream_protocol;
 constexpr std::size_t kReadBytes = 64u << 10;
 // Pause between connect attempts while a fresh ptyhost binds its socket.
 constexpr std::chrono::milliseconds kConnectRetry{3};
+// An input reply may arrive this long after the input's own budget.
+constexpr std::chrono::milliseconds kInputReplySlack{1000};
+// Frames gathered into one write towards a ptyhost.
+constexpr std::size_t kLinkMaxGatherFrames = 64;
 constexpr std::string_view kOpReply = "reply";
 constexpr std::string_view kOpEvent = "event";
 constexpr std::string_view kOpHello = "hello";
 
 Error link_error(std::string message) { return Error{ErrorCode::BadProtocol, std::move(message)}; }
 
-// A ptyhost is not trusted: its JSON goes through the depth-bounded parser,
-// and anything but an object reads as null.
-Json parse_object(std::string_view payload) {
-  Result<Json> doc = protocol::parse_json(payload);
-  return doc.ok() && doc->is_object() ? std::move(doc).value() : Json();
+// A control frame's JSON object; BAD_PROTOCOL for anything else (not JSON,
+// nested too deeply, not an object).
+Result<Json> parse_object(std::string_view payload) {
+  auto doc = protocol::parse_json(payload);
+  if (!doc.ok()) return link_error("control frame: " + doc.error().message);
+  if (!doc->is_object()) return link_error("control frame is not a JSON object");
+  return doc;
 }
 
 }  // namespace
 
 Result<wire::Hello> decode_hello(const protocol::Frame& frame, std::string_view expected_pane_id) {
   if (frame.type != FrameType::Control) return link_error("first frame is not a control frame");
-  Json doc = parse_object(frame.payload);
-  if (doc.is_null()) return link_error("hello is not a JSON object");
-  auto hello = protocol::decode<wire::Hello>(doc);
+  if (frame.payload.size() > limits::kPtyhostControlMaxBytes) return link_error("hello too large");
+  auto doc = parse_object(frame.payload);
+  if (!doc.ok()) return link_error("hello: " + doc.error().message);
+  auto hello = protocol::decode<wire::Hello>(*doc);
   if (!hello.ok()) return link_error("hello: " + hello.error().message);
   if (hello->op != kOpHello) return link_error("expected hello, got '" + hello->op + "'");
   if (hello->version < wire::kPtyhostWireMinVersion)
@@ -185,66 +194,73 @@ void PtyhostLink::on_read(const boost::system::error_code& ec, std::size_t n) {
   read_more();
 }
 
-Status PtyhostLink::handle_frame(const protocol::Frame& frame) {
+Result<Inbound> decode_inbound(const protocol::Frame& frame) {
   switch (frame.type) {
-    case FrameType::Control:
-      return handle_control(frame.payload);
-    case FrameType::Output: {
+    case FrameType::Output:
+    case FrameType::State: {
       auto tagged = protocol::split_tagged(frame.payload);
-      if (!tagged) return link_error("output frame shorter than its offset");
-      if (handlers_.on_output) handlers_.on_output(tagged->first, tagged->second);
-      return {};
+      if (!tagged) return link_error("output or state frame shorter than its tag");
+      if (frame.type == FrameType::Output) return Inbound{InboundOutput{tagged->first, tagged->second}};
+      return Inbound{InboundState{tagged->first, tagged->second}};
     }
-    case FrameType::State:
-      return handle_state(frame.payload);
+    case FrameType::Control:
+      break;
     default:
       return link_error("frame type not accepted from a ptyhost");
   }
-}
-
-Status PtyhostLink::handle_control(std::string_view payload) {
-  Json doc = parse_object(payload);
-  if (doc.is_null()) return link_error("control frame is not a JSON object");
+  if (frame.payload.size() > limits::kPtyhostControlMaxBytes)
+    return link_error("control frame of " + std::to_string(frame.payload.size()) + " bytes");
+  SIGNALTTY_TRY(Json doc, parse_object(frame.payload));
   auto op = doc.find("op");
   if (op == doc.end() || !op->is_string()) return link_error("control frame without op");
-  if (*op == kOpReply) return handle_reply(doc);
+  if (*op == kOpReply) {
+    auto reply = protocol::decode<wire::Reply>(doc);
+    if (!reply.ok()) return link_error("reply: " + reply.error().message);
+    return Inbound{std::move(reply).value()};
+  }
   if (*op != kOpEvent) return link_error("unexpected op '" + op->get<std::string>() + "'");
   auto event = protocol::decode<wire::Event>(doc);
   if (!event.ok()) return link_error("event: " + event.error().message);
-  if (handlers_.on_event) handlers_.on_event(*event);
+  return Inbound{std::move(event).value()};
+}
+
+Status PtyhostLink::handle_frame(const protocol::Frame& frame) {
+  SIGNALTTY_TRY(Inbound message, decode_inbound(frame));
+  if (auto* output = std::get_if<InboundOutput>(&message)) {
+    if (handlers_.on_output) handlers_.on_output(output->end_offset, output->bytes);
+  } else if (auto* state = std::get_if<InboundState>(&message)) {
+    if (auto it = pending_.find(state->rid); it != pending_.end())
+      it->second.state.assign(state->bytes);
+  } else if (auto* reply = std::get_if<wire::Reply>(&message)) {
+    return handle_reply(std::move(*reply));
+  } else if (handlers_.on_event) {
+    handlers_.on_event(std::get<wire::Event>(message));
+  }
   return {};
 }
 
-Status PtyhostLink::handle_reply(const Json& doc) {
-  auto reply = protocol::decode<wire::Reply>(doc);
-  if (!reply.ok()) return link_error("reply: " + reply.error().message);
-  auto it = pending_.find(reply->rid);
+Status PtyhostLink::handle_reply(wire::Reply reply) {
+  auto it = pending_.find(reply.rid);
   if (it == pending_.end()) return {};  // we gave up on it (timeout)
   Pending pending = std::move(it->second);
   pending_.erase(it);
   if (pending.timer) pending.timer->cancel();
-  if (reply->ok) {
-    pending.done(std::move(reply->result), std::move(pending.state));
+  if (reply.ok) {
+    if (!pending.done(std::move(reply.result), std::move(pending.state)))
+      return link_error("reply " + std::to_string(reply.rid) + " does not decode");
     return {};
   }
-  const wire::WireError failure = reply->error.value_or(wire::WireError{"INTERNAL", "no error"});
-  Error error{error_code_from_wire(failure.code).value_or(ErrorCode::Internal), failure.message,
+  const wire::WireError failure = reply.error.value_or(wire::WireError{"INTERNAL", "no error"});
+  Error error{error_code_from_wire(failure.code).value_or(ErrorCode::Internal),
+              clean_text(failure.message, limits::kNotificationBodyMaxChars),
               failure.details.is_object() ? failure.details : Json::object()};
   pending.done(std::move(error), {});
   return {};
 }
 
-Status PtyhostLink::handle_state(std::string_view payload) {
-  auto tagged = protocol::split_tagged(payload);
-  if (!tagged) return link_error("state frame shorter than its rid");
-  if (auto it = pending_.find(tagged->first); it != pending_.end())
-    it->second.state.assign(tagged->second);
-  return {};
-}
-
 // ---- outbound ------------------------------------------------------------
 
-std::uint64_t PtyhostLink::add_pending(ReplyFn done, std::chrono::milliseconds timeout) {
+std::uint64_t PtyhostLink::add_pending(Deliver done, std::chrono::milliseconds timeout) {
   const std::uint64_t rid = next_rid_++;
   auto timer = std::make_shared<asio::steady_timer>(io_);
   timer->expires_after(timeout);
@@ -253,7 +269,7 @@ std::uint64_t PtyhostLink::add_pending(ReplyFn done, std::chrono::milliseconds t
     if (ec || !self) return;
     auto it = self->pending_.find(rid);
     if (it == self->pending_.end()) return;
-    ReplyFn fn = std::move(it->second.done);
+    Deliver fn = std::move(it->second.done);
     self->pending_.erase(it);
     Error e{ErrorCode::Timeout, "the ptyhost did not answer in time"};
     e.details = {{"written_bytes", nullptr}};
@@ -263,61 +279,79 @@ std::uint64_t PtyhostLink::add_pending(ReplyFn done, std::chrono::milliseconds t
   return rid;
 }
 
-void PtyhostLink::request(std::string_view op, Json fields, ReplyFn done,
+void PtyhostLink::request(std::string_view op, Json fields, Deliver done,
                           std::chrono::milliseconds timeout) {
   if (phase_ != Phase::Ready) {
     Error e{ErrorCode::PaneExited, "the pane's ptyhost is not connected"};
     e.details = {{"written_bytes", nullptr}};
-    return done(std::move(e), {});
+    done(std::move(e), {});
+    return;
   }
   const std::uint64_t rid = add_pending(std::move(done), timeout);
   if (!fields.is_object()) fields = Json::object();
   fields["op"] = std::string(op);
   fields["rid"] = rid;
-  send(protocol::encode_frame(FrameType::Control, fields.dump()), rid);
+  send(protocol::encode_frame(FrameType::Control,
+                             fields.dump(-1, ' ', false, Json::error_handler_t::replace)),
+       rid);
 }
 
-void PtyhostLink::input(std::string_view bytes, std::chrono::milliseconds budget, ReplyFn done) {
+void PtyhostLink::input(std::string_view bytes, std::chrono::milliseconds budget,
+                        std::function<void(Result<wire::InputReply>)> done) {
   if (phase_ != Phase::Ready) {
     Error e{ErrorCode::PaneExited, "the pane's ptyhost is not connected"};
     e.details = {{"written_bytes", 0}};
-    return done(std::move(e), {});
+    return done(std::move(e));
   }
   // The ptyhost answers within the budget; a little slack for the trip.
-  const auto timeout = budget + std::chrono::milliseconds(1000);
-  const std::uint64_t rid = add_pending(std::move(done), timeout);
+  const auto timeout = budget + kInputReplySlack;
+  auto deliver = [done = std::move(done)](Result<Json> result, std::string) {
+    if (!result.ok()) {
+      done(std::move(result).error());
+      return true;
+    }
+    auto reply = protocol::decode<wire::InputReply>(*result);
+    if (!reply.ok()) {
+      done(Error{ErrorCode::Internal, "the ptyhost's input reply does not decode"});
+      return false;
+    }
+    done(*reply);
+    return true;
+  };
+  const std::uint64_t rid = add_pending(std::move(deliver), timeout);
   const auto budget_ms = static_cast<std::uint32_t>(std::max<std::int64_t>(0, budget.count()));
   send(protocol::encode_input_frame(rid, budget_ms, bytes), rid);
 }
 
 void PtyhostLink::send(std::string frame, std::uint64_t rid) {
-  if (queued_bytes_ + frame.size() > kLinkQueueCapBytes) {
+  if (!queue_.push(std::move(frame))) {
     auto it = pending_.find(rid);
     if (it == pending_.end()) return;
-    ReplyFn fn = std::move(it->second.done);
+    Deliver fn = std::move(it->second.done);
     pending_.erase(it);
     Error e{ErrorCode::RateLimited, "too much queued towards the pane's ptyhost"};
     e.details = {{"written_bytes", 0}};
-    return fn(std::move(e), {});
+    fn(std::move(e), {});
+    return;
   }
-  queued_bytes_ += frame.size();
-  queue_.push_back(std::move(frame));
-  if (!writing_) write_more();
+  if (writing_.empty()) write_more();
 }
 
 void PtyhostLink::write_more() {
   if (queue_.empty() || phase_ == Phase::Closed) return;
-  writing_ = true;
-  asio::async_write(socket_, asio::buffer(queue_.front()),
+  writing_ = queue_.take_batch(kLinkMaxGatherFrames);
+  std::vector<asio::const_buffer> buffers;
+  buffers.reserve(writing_.size());
+  for (const std::string& frame : writing_) buffers.emplace_back(asio::buffer(frame));
+  asio::async_write(socket_, buffers,
                     [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-                      self->writing_ = false;
+                      self->writing_.clear();
+                      self->queue_.finish_batch();
                       if (self->phase_ == Phase::Closed) return;
                       if (ec) {
                         self->peer_hung_up_ = true;
                         return self->close("write: " + ec.message());
                       }
-                      self->queued_bytes_ -= self->queue_.front().size();
-                      self->queue_.pop_front();
                       self->write_more();
                     });
 }

@@ -4,14 +4,20 @@
 // Input frames, and Output frames / events handed to the supervisor.
 // ptyhost/broker_service.cpp answers each call made here with the same op.
 // Runs in: broker (io thread).
-// Never: trusts the ptyhost. A malformed frame, a Hello that does not fit,
-// or a reply that does not decode disconnects the link and is logged; the
-// broker carries on. Closing the link never signals or unlinks anything.
+// Never: trusts the ptyhost. Every frame is decoded into its struct before
+// any callback sees it; a malformed frame, JSON nested past
+// limits::kJsonMaxDepth, a Hello that does not fit, an event or a reply
+// that does not decode disconnects the link and is logged; the broker
+// carries on. Closing the link never signals or unlinks anything.
+//
+// One typed call per op of the table in ptyhost_wire.hpp (PtyhostOps);
+// ptyhost/broker_service.cpp answers each with the PaneHost call of the
+// same verb.
 //
 // Usage:
 //   auto link = std::make_shared<PtyhostLink>(io, socket_path);
-//   link->start({.pane_id = id}, handlers, [](Result<wire::Hello> hello) { ... });
-//   link->request(wire::kOpRead, {{"mode", "tail"}}, [](Result<Json> r, std::string) { ... });
+//   link->start({.pane_id = id}, handlers, [](Result<wire::Hello> hello, LinkFailure) { ... });
+//   link->read({.mode = protocol::ReadMode::Tail}, [](Result<wire::ReadReply> r, std::string) { ... });
 #pragma once
 
 #include <sys/types.h>
@@ -24,12 +30,14 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "common/bounded_queue.hpp"
 #include "common/errors.hpp"
 #include "common/protocol/frame.hpp"
 #include "common/protocol/ptyhost_wire.hpp"
@@ -57,6 +65,20 @@ enum class LinkFailure {
 // and the pane it should serve (empty = any valid pane id).
 Result<wire::Hello> decode_hello(const protocol::Frame& frame, std::string_view expected_pane_id);
 
+// Every frame after the Hello, decoded: PTY output, a State frame, a Reply
+// (its result is decoded by the op that asked) or an Event. BAD_PROTOCOL
+// for anything else; the views point into `frame`.
+struct InboundOutput {
+  std::uint64_t end_offset = 0;
+  std::string_view bytes;
+};
+struct InboundState {
+  std::uint64_t rid = 0;
+  std::string_view bytes;
+};
+using Inbound = std::variant<InboundOutput, InboundState, wire::Reply, wire::Event>;
+Result<Inbound> decode_inbound(const protocol::Frame& frame);
+
 class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
  public:
   struct Options {
@@ -72,7 +94,8 @@ class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
     std::function<void(const std::string& why)> on_closed;  // after a successful start only
   };
   // `state` holds the State frame sent under the same rid (attach snapshot).
-  using ReplyFn = std::function<void(Result<protocol::Json> result, std::string state)>;
+  template <class Op>
+  using ReplyTo = std::function<void(Result<typename Op::Reply> reply, std::string state)>;
   using StartFn = std::function<void(Result<wire::Hello> hello, LinkFailure failure)>;
 
   PtyhostLink(boost::asio::io_context& io, std::string socket_path);
@@ -82,12 +105,45 @@ class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
 
   // Connects and handshakes; `done` is called exactly once.
   void start(Options options, Handlers handlers, StartFn done);
-  // {"op": op, "rid": N, ...fields}; `done` exactly once (an error when the
-  // link closes first or the ptyhost is silent past `timeout`).
-  void request(std::string_view op, protocol::Json fields, ReplyFn done,
-               std::chrono::milliseconds timeout = kPtyhostRequestTimeout);
+
+  // {"op": Op::name, "rid": N, ...request}; `done` exactly once, with the
+  // decoded reply, or an error when the ptyhost refused, the link closed
+  // first, the ptyhost is silent past `timeout`, or its reply does not
+  // decode (the link is then dropped).
+  template <class Op>
+  void call(const typename Op::Request& request, ReplyTo<Op> done,
+            std::chrono::milliseconds timeout = kPtyhostRequestTimeout);
+
+  // One call per op.
+  void spawn(const wire::SpawnRequest& r, ReplyTo<wire::OpSpawn> done) {
+    call<wire::OpSpawn>(r, std::move(done));
+  }
+  void resize(const wire::ResizeRequest& r, ReplyTo<wire::OpResize> done) {
+    call<wire::OpResize>(r, std::move(done));
+  }
+  void signal(const wire::SignalRequest& r, ReplyTo<wire::OpSignal> done) {
+    call<wire::OpSignal>(r, std::move(done));
+  }
+  void read(const wire::ReadRequest& r, ReplyTo<wire::OpRead> done) {
+    call<wire::OpRead>(r, std::move(done));
+  }
+  void stream(const wire::StreamRequest& r, ReplyTo<wire::OpStream> done) {
+    call<wire::OpStream>(r, std::move(done));
+  }
+  void clear(ReplyTo<wire::OpClear> done) { call<wire::OpClear>({}, std::move(done)); }
+  void close_pane(const wire::CloseRequest& r, ReplyTo<wire::OpClose> done,
+                  std::chrono::milliseconds timeout) {
+    call<wire::OpClose>(r, std::move(done), timeout);
+  }
+  void collect_exit(ReplyTo<wire::OpCollectExit> done) {
+    call<wire::OpCollectExit>({}, std::move(done));
+  }
+  void set_meta(const wire::SetMetaRequest& r, ReplyTo<wire::OpSetMeta> done) {
+    call<wire::OpSetMeta>(r, std::move(done));
+  }
   // An Input frame: u32 LE budget in ms, then the bytes.
-  void input(std::string_view bytes, std::chrono::milliseconds budget, ReplyFn done);
+  void input(std::string_view bytes, std::chrono::milliseconds budget,
+             std::function<void(Result<wire::InputReply>)> done);
   // Idempotent; pending requests fail with IO_ERROR, on_closed is called.
   void close(const std::string& why);
 
@@ -101,8 +157,12 @@ class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
 
  private:
   enum class Phase { Idle, Connecting, AwaitingHello, Ready, Closed };
+  // Takes a reply's result (or the error) and the State bytes; false when
+  // an ok result did not decode into the op's reply (the caller has been
+  // told; the link is dropped).
+  using Deliver = std::function<bool(Result<protocol::Json> result, std::string state)>;
   struct Pending {
-    ReplyFn done;
+    Deliver done;
     std::string state;
     std::shared_ptr<boost::asio::steady_timer> timer;
   };
@@ -114,10 +174,10 @@ class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
   void on_read(const boost::system::error_code& ec, std::size_t n);
   Status handle_frame(const protocol::Frame& frame);
   Status handle_hello(const protocol::Frame& frame);
-  Status handle_control(std::string_view payload);
-  Status handle_reply(const protocol::Json& doc);
-  Status handle_state(std::string_view payload);
-  std::uint64_t add_pending(ReplyFn done, std::chrono::milliseconds timeout);
+  Status handle_reply(wire::Reply reply);
+  void request(std::string_view op, protocol::Json fields, Deliver done,
+               std::chrono::milliseconds timeout);
+  std::uint64_t add_pending(Deliver done, std::chrono::milliseconds timeout);
   void send(std::string frame, std::uint64_t rid);
   void write_more();
 
@@ -134,11 +194,33 @@ class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
   std::uint64_t features_ = 0;
   protocol::FrameReader reader_;
   std::vector<char> read_buffer_;
-  std::deque<std::string> queue_;
-  std::size_t queued_bytes_ = 0;
-  bool writing_ = false;
+  // Frames waiting to be written; a request that would pass the cap is
+  // refused (RATE_LIMITED) and the link stays.
+  BoundedQueue<std::string> queue_{kLinkQueueCapBytes, OverflowPolicy::kRefuseItem};
+  std::vector<std::string> writing_;  // the gathered write in flight
   std::uint64_t next_rid_ = 1;
   std::map<std::uint64_t, Pending> pending_;
 };
+
+template <class Op>
+void PtyhostLink::call(const typename Op::Request& request, ReplyTo<Op> done,
+                       std::chrono::milliseconds timeout) {
+  auto deliver = [done = std::move(done)](Result<protocol::Json> result, std::string state) {
+    if (!result.ok()) {
+      done(std::move(result).error(), {});
+      return true;
+    }
+    auto reply = protocol::decode<typename Op::Reply>(*result);
+    if (!reply.ok()) {
+      done(Error{ErrorCode::Internal, "the ptyhost's " + std::string(Op::name) +
+                                          " reply does not decode: " + reply.error().message},
+           {});
+      return false;
+    }
+    done(std::move(reply).value(), std::move(state));
+    return true;
+  };
+  this->request(Op::name, protocol::encode(request), std::move(deliver), timeout);
+}
 
 }  // namespace signaltty::broker

@@ -187,9 +187,13 @@ Result<Pane> Store::pane_exited(Txn& txn, std::string_view pane_id, std::optiona
   pane.restore_state = RestoreState::Exited;
   pane.exit_code = wire_code;
   pane.exit_signal = wire_signal;
+  // docs/rules.md, decision 27: neither a code nor a signal means the ptyhost died.
+  pane.exit_reason = code ? protocol::ExitReason::Exited
+                          : signal ? protocol::ExitReason::Signaled
+                                   : protocol::ExitReason::PtyhostLost;
   pane.pid = std::nullopt;
   pane.last_activity_at = now;
-  txn.emit<ev::PaneExited>({pane.id, wire_code, wire_signal});
+  txn.emit<ev::PaneExited>({pane.id, wire_code, wire_signal, pane.exit_reason});
   if (prev_lifecycle != Lifecycle::Exited) {
     pane.last_lifecycle = prev_lifecycle;
     pane.lifecycle = Lifecycle::Exited;
@@ -218,6 +222,7 @@ Result<Pane> Store::pane_without_process(Txn& txn, std::string_view pane_id) {
   Pane next = *found;
   if (next.live.state == kLiveState) {
     next.live = protocol::PaneLive{std::string(kExitedState), protocol::Nullable<int>{}};
+    next.exit_reason = protocol::ExitReason::PtyhostLost;  // docs/rules.md, decision 27
     next.restore_state = next.agent.resume_argv ? RestoreState::Resumable : RestoreState::Restored;
     next.process_instance = new_id("proc");
   } else if (next.restore_state == RestoreState::Live) {

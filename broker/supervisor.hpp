@@ -4,7 +4,10 @@
 // (exit, title, bell, notification) into store transitions, streams their
 // output to viewers, closes panes (signal, SIGKILL after 5 s, removal once
 // reaped) and keeps each pane's scrollback tail on disk for the day its
-// ptyhost is gone (docs/rules.md, Tails).
+// ptyhost is gone (docs/rules.md, Tails). One job per file: supervisor.cpp
+// the lifecycle, supervisor_link.cpp what a link reports and its end,
+// supervisor_adopt.cpp adoption at start, supervisor_tails.cpp the tail
+// archive; child_env.hpp the child's environment policy.
 // Runs in: broker (io thread; tail files are written on a worker thread).
 // Never: kills or unlinks a live ptyhost because a probe failed, adopts a
 // ptyhost whose uid or pid does not match, or writes a tail for a
@@ -30,6 +33,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "broker/child_env.hpp"
 #include "broker/event.hpp"
 #include "broker/ptyhost_link.hpp"
 #include "common/errors.hpp"
@@ -97,23 +101,6 @@ struct AdoptionReport {
   std::size_t refused = 0;      // answered but not adoptable; left alone
   std::chrono::milliseconds took{0};
 };
-
-// The child's environment (docs/rules.md, "Environment of the child"): the
-// broker's own minus every LD_* (docs/rules.md, decision 16) and SIGNALTTY_SOCKET;
-// request entries only for allowlisted keys; TERM=xterm-256color unless
-// set; then SIGNALTTY_PANE, SIGNALTTY_SOCKET and, when given,
-// SIGNALTTY_PARENT_PANE and SIGNALTTY_TASK are forced.
-struct ChildEnvRequest {
-  std::vector<std::string> broker_env;  // KEY=VALUE, e.g. from environ
-  std::map<std::string, std::string> requested;
-  std::string pane_id;
-  std::string socket_path;
-  std::optional<std::string> parent_pane_id;
-  std::optional<std::string> task_id;
-};
-std::vector<std::string> child_environment(const ChildEnvRequest& request);
-// True iff pane.spawn's `env` may set `key`.
-bool env_key_allowed(std::string_view key);
 
 class Supervisor {
  public:
@@ -186,6 +173,11 @@ class Supervisor {
     std::optional<std::uint64_t> tail_head;  // rendered head of the last tail written
     std::chrono::steady_clock::time_point last_relink{};
     std::vector<Done> close_waiters;
+    // docs/rules.md, decision 26: the latest OSC title not yet stored, when it was
+    // last stored, and the timer that stores it once the interval is over.
+    std::optional<std::string> pending_title;
+    std::chrono::steady_clock::time_point title_stored_at{};
+    std::shared_ptr<boost::asio::steady_timer> title_timer;
   };
   struct Adoption;
 
@@ -197,6 +189,9 @@ class Supervisor {
   Host* host(const std::string& pane_id);
   void on_event(const std::string& pane_id, const wire::Event& event);
   void on_exited(const std::string& pane_id, const wire::ExitStatus& exit);
+  // Coalesces OSC titles per pane (docs/rules.md, decision 26).
+  void on_title(const std::string& pane_id, std::string title);
+  void store_pending_title(const std::string& pane_id);
   void on_link_closed(const std::string& pane_id, const PtyhostLink* link, const std::string& why);
   // Connects again to a ptyhost that hung up but still runs.
   void relink(const std::string& pane_id);

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "broker/event_pipeline.hpp"
+#include "broker/ptyhost_text.hpp"
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
 #include "common/check.hpp"
@@ -57,8 +58,8 @@ std::set<std::string> socket_pane_ids(const std::string& dir) {
 Pane pane_from_hello(const wire::Hello& hello) {
   Pane pane;
   if (auto meta = protocol::decode<Pane>(hello.meta); meta.ok()) pane = std::move(meta).value();
+  pane = checked_recovered_pane(std::move(pane), hello.title);
   pane.id = hello.pane_id;
-  if (pane.title.empty()) pane.title = hello.title.empty() ? "recovered" : hello.title;
   if (pane.process_instance.empty()) pane.process_instance = new_id("proc");
   if (pane.created_at.empty()) pane.created_at = now_rfc3339();
   if (pane.last_activity_at.empty()) pane.last_activity_at = pane.created_at;
@@ -69,6 +70,7 @@ Pane pane_from_hello(const wire::Hello& hello) {
   pane.pid = hello.child_pid;
   pane.exit_code.reset();
   pane.exit_signal.reset();
+  pane.exit_reason.reset();
   return pane;
 }
 
@@ -149,9 +151,9 @@ void Supervisor::adopted(const std::string& pane_id, const std::shared_ptr<Ptyho
     check_invariant(store_.set_pane_process(txn, pane_id, child, peer), "process of a known pane");
   }
   if (hello.exited) {
-    check_invariant(
-        store_.pane_exited(txn, pane_id, hello.exited->code.value, hello.exited->signal.value),
-        "exit of an adopted pane");
+    const wire::ExitStatus exit = checked_exit(*hello.exited);
+    check_invariant(store_.pane_exited(txn, pane_id, exit.code.value, exit.signal.value),
+                    "exit of an adopted pane");
   }
   if (!hello.title.empty()) {
     check_invariant(store_.set_pane_title(txn, pane_id, hello.title), "title of an adopted pane");
@@ -164,7 +166,7 @@ void Supervisor::adopted(const std::string& pane_id, const std::shared_ptr<Ptyho
     push_meta(pane_id);
     Host* h = host(pane_id);
     if (h && collect)
-      h->link->request(wire::kOpCollectExit, Json::object(), [](Result<Json>, std::string) {});
+      h->link->collect_exit([](Result<protocol::Empty>, std::string) {});
   });
 }
 

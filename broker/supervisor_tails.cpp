@@ -24,12 +24,11 @@ struct DirCloser {
   void operator()(DIR* d) const { ::closedir(d); }
 };
 
-using protocol::Json;
 
 constexpr std::string_view kHistoryDir = "history";
 constexpr std::string_view kTailSuffix = ".tail";
 // A tail read asks for the whole ring; the file keeps its last 64 KiB.
-constexpr std::uint32_t kTailReadLines = protocol::kReadLinesMax;
+constexpr int kTailReadLines = static_cast<int>(protocol::kReadLinesMax);
 // save_tails_now gives up waiting after this long.
 constexpr std::chrono::milliseconds kSaveTailsBudget{1500};
 
@@ -82,8 +81,12 @@ std::optional<std::string> Supervisor::saved_tail(const std::string& pane_id) {
   return *text;
 }
 
-// docs/rules.md "Restore" 3: the surface is filled from the tail; its
-// rendered seqs start at 1, and any older cursor reads as dropped.
+// docs/rules.md "Restore" 3 and "Rendered ring": the surface is filled from
+// the tail, its lines take seqs 1..n, and the restart itself takes seq n+1 as
+// the dropped floor (as pane.clear does in a ptyhost). The head is therefore
+// n+1: a cursor from before the restart reads as dropped even when it happens
+// to equal the tail's line count, and a cursor taken from a read after the
+// restart (next_seq = n+1) reads as valid.
 Result<protocol::PaneReadResult> Supervisor::read_saved(const std::string& pane_id,
                                                         const ReadSpec& spec) {
   SIGNALTTY_TRY(const protocol::Pane* pane, store_.find_pane(pane_id));
@@ -102,10 +105,9 @@ Result<protocol::PaneReadResult> Supervisor::read_saved(const std::string& pane_
       out.truncated = n > want;
       return out;
     case protocol::ReadMode::Rendered: {
-      const std::uint64_t head = n;
+      const std::uint64_t head = static_cast<std::uint64_t>(n) + 1;
       const bool dropped = spec.after_seq != 0 && spec.after_seq != head;
-      const std::uint64_t after = dropped ? 0 : spec.after_seq;
-      std::size_t from = static_cast<std::size_t>(after);
+      std::size_t from = spec.after_seq == head ? n : 0;
       out.truncated = n - from > want;
       if (out.truncated) from = n - want;
       out.text = join(lines, from);
@@ -148,28 +150,25 @@ void Supervisor::refresh_tail(const std::string& pane_id, bool force, std::funct
     return done();
   }
   std::weak_ptr<int> alive = alive_;
-  Json probe{{"mode", "rendered"}, {"lines", 1}, {"after_seq", h->tail_head.value_or(0)}};
-  h->link->request(
-      wire::kOpRead, std::move(probe),
-      [this, alive, pane_id, force, done](Result<Json> r, std::string) {
-        Host* h = alive.expired() ? nullptr : host(pane_id);
-        if (!h || !r.ok()) return done();
-        const auto head = r->value("next_seq", std::uint64_t{0});
-        // New rendered lines: the pane printed since the last look.
-        if (h->tail_head && *h->tail_head != head)
-          store_.note_output(pane_id, std::chrono::steady_clock::now());
-        if (!force && h->tail_head == head) return done();
-        Json full{{"mode", "tail"}, {"lines", kTailReadLines}, {"strip_ansi", true}};
-        h->link->request(wire::kOpRead, std::move(full),
-                         [this, alive, pane_id, head, done](Result<Json> t, std::string) {
-                           Host* h = alive.expired() ? nullptr : host(pane_id);
-                           if (h && t.ok() && (*t)["text"].is_string()) {
-                             h->tail_head = head;
-                             write_tail(pane_id, last_lines_within((*t)["text"].get<std::string>()));
-                           }
-                           done();
-                         });
-      });
+  const wire::ReadRequest probe{protocol::ReadMode::Rendered, 1, true, h->tail_head.value_or(0)};
+  h->link->read(probe, [this, alive, pane_id, force, done](Result<wire::ReadReply> r, std::string) {
+    Host* h = alive.expired() ? nullptr : host(pane_id);
+    if (!h || !r.ok()) return done();
+    const std::uint64_t head = r->next_seq.value_or(0);
+    // New rendered lines: the pane printed since the last look.
+    if (h->tail_head && *h->tail_head != head)
+      store_.note_output(pane_id, std::chrono::steady_clock::now());
+    if (!force && h->tail_head == head) return done();
+    const wire::ReadRequest full{protocol::ReadMode::Tail, kTailReadLines, true, 0};
+    h->link->read(full, [this, alive, pane_id, head, done](Result<wire::ReadReply> t, std::string) {
+      Host* h = alive.expired() ? nullptr : host(pane_id);
+      if (h && t.ok()) {
+        h->tail_head = head;
+        write_tail(pane_id, last_lines_within(std::move(t->text)));
+      }
+      done();
+    });
+  });
 }
 
 void Supervisor::write_tail(const std::string& pane_id, std::string text) {

@@ -1,6 +1,7 @@
 // common/bounded_queue.hpp: a FIFO with a byte cap and an explicit overflow
 // policy, for every writer that queues towards a peer that may stop reading
-// (a client connection's out-queue, a held viewer's output).
+// (a client connection's out-queue, a held viewer's output, the broker's link
+// to a ptyhost and the ptyhost's connection to the broker).
 // Runs in: any process; one thread per queue (no locking).
 // Never: holds more than its cap, or decides what becomes of the peer:
 // push() reports the overflow and the owner acts on it (drops the client,

@@ -17,6 +17,11 @@ inline constexpr std::size_t kMaxLineBytes = 16u << 20;
 // document is a layout tree (kLayoutMaxDepth, one object per level) inside
 // an envelope of a few levels; this leaves room for that and no more.
 inline constexpr std::size_t kJsonMaxDepth = 128;
+// Our cap on one control frame (a reply, an event, a Hello) from a ptyhost
+// (ours, not the protocol's): whatever a ptyhost replies must fit in a client
+// line, so a larger one is a broken or hostile ptyhost and is disconnected.
+// Bulk state travels in State frames, capped by the frame size.
+inline constexpr std::size_t kPtyhostControlMaxBytes = kMaxLineBytes;
 
 // Our cap on bytes queued towards one client (ours, not the protocol's): a client
 // that stops reading is dropped once its queue passes this, so it can never
@@ -50,8 +55,22 @@ inline constexpr std::size_t kPaneNameMaxBytes = 32;
 // docs/rules.md, Tab and layout: tab.set_ratio / layout split ratios are clamped to this range.
 inline constexpr double kRatioMin = 0.05;
 inline constexpr double kRatioMax = 0.95;
+// docs/rules.md, decision 26: a pane's OSC title changes reach the journal
+// at most once per this interval, carrying the latest title.
+inline constexpr std::chrono::milliseconds kPaneTitleCoalesce{1000};
 // docs/rules.md, Ids, handles, names: titles (workspace/tab names included) are cut at this length.
 inline constexpr std::size_t kTitleMaxChars = 200;
+// docs/rules.md "Ptyhost strings": a recovered pane's argv (like a
+// report-session resume_argv) has at most this many arguments and bytes.
+inline constexpr std::size_t kArgvMaxArgs = 64;
+inline constexpr std::size_t kArgvMaxBytes = 8u << 10;
+// Our bound on a path a ptyhost reports (ours, not the protocol's): PATH_MAX.
+inline constexpr std::size_t kPathMaxBytes = 4096;
+// Our bound on a signal name a ptyhost reports (ours, not the protocol's).
+inline constexpr std::size_t kSignalNameMaxChars = 16;
+// Our bound on the short free strings of a recovered pane record (agent
+// session id, model, label, …; ours, not the protocol's).
+inline constexpr std::size_t kRecordStringMaxChars = 256;
 // Our bound on a layout tree's depth from clients (ours, not the protocol's): deeper
 // trees than panes a tab could hold are refused before recursion.
 inline constexpr std::size_t kLayoutMaxDepth = 64;

@@ -6,6 +6,7 @@
 #include <boost/asio/write.hpp>
 
 #include "common/log.hpp"
+#include "common/protocol/json_parse.hpp"
 #include "ptyhost/pane_host.hpp"
 
 namespace signaltty::ptyhost {
@@ -43,18 +44,18 @@ Error protocol_error(std::string message) {
 // What a broker may ask once the handshake is done: one entry per op of
 // ptyhost_wire.hpp, each a PaneHost call. A "hello" here, or anything
 // before the HelloAck, is a protocol error and drops the broker.
-const std::array<BrokerService::Op, 10> BrokerService::kOps{{
-    {wire::kOpSpawn, &BrokerService::answer<wire::SpawnRequest, &PaneHost::spawn>},
-    {wire::kOpResize, &BrokerService::answer<wire::ResizeRequest, &PaneHost::resize>},
-    {wire::kOpSignal, &BrokerService::answer<wire::SignalRequest, &PaneHost::signal>},
-    {wire::kOpRead, &BrokerService::answer<wire::ReadRequest, &PaneHost::read>},
-    {wire::kOpStream, &BrokerService::op_stream},
-    {wire::kOpClear, &BrokerService::answer<wire::ClearRequest, &PaneHost::clear>},
-    {wire::kOpClose, &BrokerService::answer<wire::CloseRequest, &PaneHost::close>},
-    {wire::kOpCollectExit,
-     &BrokerService::answer<wire::CollectExitRequest, &PaneHost::collect_exit>},
-    {wire::kOpSetMeta, &BrokerService::answer<wire::SetMetaRequest, &PaneHost::set_meta>},
-    {wire::kOpSerialize, &BrokerService::op_serialize},
+const std::array<BrokerService::Op, wire::PtyhostOps::size> BrokerService::kOps{{
+    {wire::OpSpawn::name, &BrokerService::answer<wire::OpSpawn, &PaneHost::spawn>},
+    {wire::OpResize::name, &BrokerService::answer<wire::OpResize, &PaneHost::resize>},
+    {wire::OpSignal::name, &BrokerService::answer<wire::OpSignal, &PaneHost::signal>},
+    {wire::OpRead::name, &BrokerService::answer<wire::OpRead, &PaneHost::read>},
+    {wire::OpStream::name, &BrokerService::op_stream},
+    {wire::OpClear::name, &BrokerService::answer<wire::OpClear, &PaneHost::clear>},
+    {wire::OpClose::name, &BrokerService::answer<wire::OpClose, &PaneHost::close>},
+    {wire::OpCollectExit::name,
+     &BrokerService::answer<wire::OpCollectExit, &PaneHost::collect_exit>},
+    {wire::OpSetMeta::name, &BrokerService::answer<wire::OpSetMeta, &PaneHost::set_meta>},
+    {wire::OpSerialize::name, &BrokerService::op_serialize},
 }};
 
 BrokerService::BrokerService(Socket socket, PaneHost& host)
@@ -110,10 +111,10 @@ Status BrokerService::handle_frame(const protocol::Frame& frame) {
 }
 
 Status BrokerService::handle_control(std::string_view payload) {
-  Json doc = Json::parse(payload, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return protocol_error("control frame is not JSON");
-  if (phase_ == Phase::AwaitingAck) return handle_hello_ack(doc);
-  return dispatch(doc);
+  auto doc = protocol::parse_json(payload);
+  if (!doc.ok()) return protocol_error("control frame: " + doc.error().message);
+  if (phase_ == Phase::AwaitingAck) return handle_hello_ack(*doc);
+  return dispatch(*doc);
 }
 
 Status BrokerService::handle_hello_ack(const Json& doc) {
@@ -164,11 +165,17 @@ Result<Request> decode_request(const Json& doc) {
   }
 }
 
-template <class Request, Result<Json> (PaneHost::*Call)(const Request&)>
+template <class WireOp>
+void BrokerService::send_typed_reply(std::uint64_t rid, Result<typename WireOp::Reply> outcome) {
+  if (!outcome.ok()) return send_reply(rid, std::move(outcome).error());
+  send_reply(rid, protocol::encode(*outcome));
+}
+
+template <class WireOp, Result<typename WireOp::Reply> (PaneHost::*Call)(const typename WireOp::Request&)>
 void BrokerService::answer(std::uint64_t rid, const Json& doc) {
-  auto request = decode_request<Request>(doc);
+  auto request = decode_request<typename WireOp::Request>(doc);
   if (!request.ok()) return send_reply(rid, std::move(request).error());
-  send_reply(rid, (host_.*Call)(*request));
+  send_typed_reply<WireOp>(rid, (host_.*Call)(*request));
 }
 
 // The attach point: State frame (snapshot), then the Reply, then Output
@@ -179,9 +186,7 @@ void BrokerService::op_stream(std::uint64_t rid, const Json& doc) {
   const StreamStart at = host_.stream_position();
   if (request->snapshot) send_state(rid, host_.snapshot_vt());
   streaming_ = request->on;
-  send_reply(rid, Json{{"output_offset", at.output_offset},
-                       {"cols", at.size.cols},
-                       {"rows", at.size.rows}});
+  send_typed_reply<wire::OpStream>(rid, wire::StreamReply{at.output_offset, at.size.cols, at.size.rows});
 }
 
 void BrokerService::op_serialize(std::uint64_t rid, const Json& doc) {
@@ -192,7 +197,7 @@ void BrokerService::op_serialize(std::uint64_t rid, const Json& doc) {
   std::string blob = host_.serialize();
   const std::size_t size = blob.size();
   send_state(rid, blob);
-  send_reply(rid, Json{{"bytes", size}, {"output_offset", at.output_offset}});
+  send_typed_reply<wire::OpSerialize>(rid, wire::SerializeReply{size, at.output_offset});
 }
 
 // ---- outbound ---------------------------------------------------------
@@ -230,19 +235,13 @@ void BrokerService::send_output(std::uint64_t end_offset, std::string_view bytes
 
 void BrokerService::enqueue(std::string frame) {
   if (phase_ == Phase::Closed) return;
-  if (queued_bytes_ + frame.size() > kOutQueueHardCapBytes)
-    return close("outbound backlog past the hard cap");
-  queued_bytes_ += frame.size();
-  queue_.push_back(std::move(frame));
+  if (!queue_.push(std::move(frame))) return close("outbound backlog past the hard cap");
   if (inflight_.empty()) write_more();
 }
 
 void BrokerService::write_more() {
+  inflight_ = queue_.take_batch(kMaxGatherFrames);
   std::vector<boost::asio::const_buffer> buffers;
-  while (!queue_.empty() && inflight_.size() < kMaxGatherFrames) {
-    inflight_.push_back(std::move(queue_.front()));
-    queue_.pop_front();
-  }
   buffers.reserve(inflight_.size());
   for (const auto& frame : inflight_) buffers.emplace_back(boost::asio::buffer(frame));
   boost::asio::async_write(
@@ -252,11 +251,11 @@ void BrokerService::write_more() {
       });
 }
 
-void BrokerService::on_written(const boost::system::error_code& ec, std::size_t n) {
+void BrokerService::on_written(const boost::system::error_code& ec, std::size_t) {
   if (phase_ == Phase::Closed) return;
   if (ec) return close("write: " + ec.message());
-  queued_bytes_ -= n;
   inflight_.clear();
+  queue_.finish_batch();
   if (!queue_.empty()) {
     write_more();
     return host_.broker_took_output();

@@ -18,7 +18,6 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,6 +25,7 @@
 
 #include <boost/asio/local/stream_protocol.hpp>
 
+#include "common/bounded_queue.hpp"
 #include "common/errors.hpp"
 #include "common/protocol/frame.hpp"
 #include "common/protocol/ptyhost_wire.hpp"
@@ -58,9 +58,9 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
   bool connected() const { return phase_ != Phase::Closed; }
   bool streaming() const { return phase_ == Phase::Ready && streaming_; }
   // Nothing left to write.
-  bool idle() const { return queue_.empty() && inflight_.empty(); }
+  bool idle() const { return queue_.bytes() == 0; }
   // Streamed output past the high-water mark waits: the PTY should not be read.
-  bool backlogged() const { return streaming() && queued_bytes_ >= kStreamHighWaterBytes; }
+  bool backlogged() const { return streaming() && queue_.bytes() >= kStreamHighWaterBytes; }
 
   void send_output(std::uint64_t end_offset, std::string_view bytes);
   void send_event(const protocol::ptyhost::Event& event);
@@ -73,7 +73,7 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
     std::string_view name;
     Handler handler;
   };
-  static const std::array<Op, 10> kOps;
+  static const std::array<Op, protocol::ptyhost::PtyhostOps::size> kOps;
 
   void read_more();
   void on_read(const boost::system::error_code& ec, std::size_t n);
@@ -83,9 +83,12 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
   Status handle_input(std::string_view payload);
   Status dispatch(const protocol::Json& doc);
 
-  // One handler per op (the table in broker_service.cpp).
-  template <class Request, Result<protocol::Json> (PaneHost::*Call)(const Request&)>
+  // One handler per op (the table in broker_service.cpp): the request
+  // decoded, the PaneHost call of the same verb, its reply encoded.
+  template <class WireOp, Result<typename WireOp::Reply> (PaneHost::*Call)(const typename WireOp::Request&)>
   void answer(std::uint64_t rid, const protocol::Json& doc);
+  template <class WireOp>
+  void send_typed_reply(std::uint64_t rid, Result<typename WireOp::Reply> outcome);
   void op_stream(std::uint64_t rid, const protocol::Json& doc);
   void op_serialize(std::uint64_t rid, const protocol::Json& doc);
 
@@ -93,7 +96,7 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
   void send_state(std::uint64_t rid, std::string_view bytes);
   void enqueue(std::string frame);
   void write_more();
-  void on_written(const boost::system::error_code& ec, std::size_t n);
+  void on_written(const boost::system::error_code& ec, std::size_t written);
 
   Socket socket_;
   PaneHost& host_;
@@ -102,9 +105,9 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
   bool streaming_ = false;
   protocol::FrameReader reader_;
   std::vector<char> read_buffer_;
-  std::deque<std::string> queue_;     // waiting to be written
-  std::vector<std::string> inflight_;  // being written now
-  std::size_t queued_bytes_ = 0;      // queue_ + inflight_
+  // Waiting to be written; past kOutQueueHardCapBytes the broker is dropped.
+  BoundedQueue<std::string> queue_{kOutQueueHardCapBytes, OverflowPolicy::kDropReader};
+  std::vector<std::string> inflight_;  // being written now (still counted in queue_)
 };
 
 }  // namespace signaltty::ptyhost

@@ -5,6 +5,8 @@
 
 #include <charconv>
 
+#include "ptyhost/terminal_limits.hpp"
+
 namespace signaltty::ptyhost {
 namespace {
 
@@ -149,6 +151,10 @@ void render_row(const Row& row, TextStyle style, std::string& out) {
     append_cell(row, c, out);
   }
   if (style == TextStyle::Ansi && !current.is_default()) out += "\x1b[0m";
+  if (style == TextStyle::Ansi && out.size() - start > limits::kLineAnsiMaxBytes) {
+    out.resize(start);  // too colourful to keep: its text alone
+    return render_row(row, TextStyle::Plain, out);
+  }
   if (style == TextStyle::Plain)
     while (out.size() > start && out.back() == ' ') out.pop_back();
 }

@@ -47,11 +47,6 @@ constexpr int kReadChunksPerWakeup = 4;
 // pane.clear (docs/rules.md "Rendered ring"): home, erase screen, erase scrollback.
 constexpr std::string_view kClearSequence = "\x1b[H\x1b[2J\x1b[3J";
 
-// Event kinds (ptyhost_wire.hpp, Event).
-constexpr std::string_view kEventTitle = "title";
-constexpr std::string_view kEventNotification = "notification";
-constexpr std::string_view kEventBell = "bell";
-constexpr std::string_view kEventExited = "exited";
 // Ours: notifications passed on per output chunk; a program spamming OSC 9
 // cannot flood the broker connection with events.
 constexpr std::size_t kNotificationsPerChunkMax = 32;
@@ -241,7 +236,7 @@ wire::Hello PaneHost::hello() const {
 
 // ---- spawn ------------------------------------------------------------
 
-Result<Json> PaneHost::spawn(const wire::SpawnRequest& request) {
+Result<wire::SpawnReply> PaneHost::spawn(const wire::SpawnRequest& request) {
   if (spawn_attempted_) return bad_params("spawn: the pane's program was already spawned");
   if (closing_) return bad_params("spawn: the pane is closing");
   SIGNALTTY_RETURN_IF_ERROR(check_spawn_request(request));
@@ -252,7 +247,7 @@ Result<Json> PaneHost::spawn(const wire::SpawnRequest& request) {
     request_exit(1);  // after this reply has been written
     return std::move(started).error();
   }
-  return Json{{"child_pid", child_.pid()}};
+  return wire::SpawnReply{child_.pid()};
 }
 
 Status PaneHost::start_program(const wire::SpawnRequest& request) {
@@ -347,10 +342,10 @@ void PaneHost::publish_osc(const std::vector<OscEvent>& found) {
   std::size_t notifications = 0;
   for (const OscEvent& event : found) {
     if (const auto* t = std::get_if<TitleEvent>(&event)) {
-      title = wire::Event{.kind = std::string(kEventTitle), .title = t->text};
+      title = wire::Event{.kind = wire::EventKind::Title, .title = t->text};
     } else if (const auto* n = std::get_if<NotificationEvent>(&event)) {
       if (++notifications > kNotificationsPerChunkMax) continue;
-      publish(wire::Event{.kind = std::string(kEventNotification), .title = n->title,
+      publish(wire::Event{.kind = wire::EventKind::Notification, .title = n->title,
                           .body = n->body, .source = std::string(source_name(n->source)),
                           .output_offset = output_offset_});
     } else {
@@ -361,7 +356,7 @@ void PaneHost::publish_osc(const std::vector<OscEvent>& found) {
     title->output_offset = output_offset_;
     publish(*title);
   }
-  if (bell) publish(wire::Event{.kind = std::string(kEventBell), .output_offset = output_offset_});
+  if (bell) publish(wire::Event{.kind = wire::EventKind::Bell, .output_offset = output_offset_});
 }
 
 // ---- exit ---------------------------------------------------------------
@@ -423,7 +418,7 @@ void PaneHost::report_exit() {
   }
   log::info("the pane's program exited");
   wire::Event event;
-  event.kind = std::string(kEventExited);
+  event.kind = wire::EventKind::Exited;
   event.exit = exit_;
   event.output_offset = output_offset_;
   publish(event);
@@ -432,7 +427,7 @@ void PaneHost::report_exit() {
 
 // ---- ops ----------------------------------------------------------------
 
-Result<Json> PaneHost::resize(const wire::ResizeRequest& request) {
+Result<wire::ResizeReply> PaneHost::resize(const wire::ResizeRequest& request) {
   const TerminalSize size = clamp_size(request.cols, request.rows);
   if (master_.is_open()) {
     winsize ws{};
@@ -442,35 +437,42 @@ Result<Json> PaneHost::resize(const wire::ResizeRequest& request) {
       return Error::from_errno(ErrorCode::IoError, "ioctl", errno, "TIOCSWINSZ");
   }
   terminal_->resize(size);
-  return Json{{"cols", size.cols}, {"rows", size.rows}};
+  return wire::ResizeReply{size.cols, size.rows};
 }
 
-Result<Json> PaneHost::signal(const wire::SignalRequest& request) {
+Result<protocol::Empty> PaneHost::signal(const wire::SignalRequest& request) {
   SIGNALTTY_RETURN_IF_ERROR(check_signal(request.signo));
   SIGNALTTY_RETURN_IF_ERROR(
       child_.signal(request.signo, request.group ? SignalTarget::Group : SignalTarget::Process));
-  return Json::object();
+  return protocol::Empty{};
 }
 
-Result<Json> PaneHost::read(const wire::ReadRequest& request) {
+Result<wire::ReadReply> PaneHost::read(const wire::ReadRequest& request) {
   if (request.lines < 1) return bad_params("lines: must be at least 1");
   const std::size_t lines = std::min<std::size_t>(static_cast<std::size_t>(request.lines),
                                                   limits::kReadMaxLines);
   const TextStyle style = request.strip_ansi ? TextStyle::Plain : TextStyle::Ansi;
-  Json out{{"scrollback_len", terminal_->scrollback_len()}};
-  if (request.mode == "screen") {
-    out["text"] = terminal_->screen_text(style);
-    out["truncated"] = false;
-  } else if (request.mode == "tail") {
-    TailRead tail = terminal_->tail(lines, style);
-    out["text"] = std::move(tail.text);
-    out["truncated"] = tail.truncated;
-  } else if (request.mode == "rendered") {
-    RenderedRead r = terminal_->rendered(request.after_seq, lines, style);
-    out.update(Json{{"text", std::move(r.text)}, {"seq", r.seq}, {"next_seq", r.next_seq},
-                    {"dropped", r.dropped}, {"truncated", r.truncated}});
-  } else {
-    return bad_params("mode: expected one of screen, tail, rendered");
+  wire::ReadReply out;
+  out.scrollback_len = terminal_->scrollback_len();
+  switch (request.mode) {
+    case protocol::ReadMode::Screen:
+      out.text = terminal_->screen_text(style);
+      break;
+    case protocol::ReadMode::Tail: {
+      TailRead tail = terminal_->tail(lines, style);
+      out.text = std::move(tail.text);
+      out.truncated = tail.truncated;
+      break;
+    }
+    case protocol::ReadMode::Rendered: {
+      RenderedRead r = terminal_->rendered(request.after_seq, lines, style);
+      out.text = std::move(r.text);
+      out.seq = r.seq;
+      out.next_seq = r.next_seq;
+      out.dropped = r.dropped;
+      out.truncated = r.truncated;
+      break;
+    }
   }
   return out;
 }
@@ -478,13 +480,13 @@ Result<Json> PaneHost::read(const wire::ReadRequest& request) {
 StreamStart PaneHost::stream_position() const { return {output_offset_, terminal_->size()}; }
 
 // As if the program had printed it: same offset counting, same stream.
-Result<Json> PaneHost::clear(const wire::ClearRequest&) {
+Result<wire::ClearReply> PaneHost::clear(const wire::ClearRequest&) {
   process_output(kClearSequence);
   terminal_->clear_history();
-  return Json{{"output_offset", output_offset_}};
+  return wire::ClearReply{output_offset_};
 }
 
-Result<Json> PaneHost::close(const wire::CloseRequest& request) {
+Result<protocol::Empty> PaneHost::close(const wire::CloseRequest& request) {
   SIGNALTTY_RETURN_IF_ERROR(check_signal(request.signo));
   closing_ = true;
   if (child_.alive()) {
@@ -497,19 +499,19 @@ Result<Json> PaneHost::close(const wire::CloseRequest& request) {
     });
   }
   finish_if_done();
-  return Json::object();
+  return protocol::Empty{};
 }
 
-Result<Json> PaneHost::collect_exit(const wire::CollectExitRequest&) {
+Result<protocol::Empty> PaneHost::collect_exit(const wire::CollectExitRequest&) {
   if (!exit_) return bad_params("collect_exit: the pane's program has not exited");
   exit_collected_ = true;
   finish_if_done();
-  return Json::object();
+  return protocol::Empty{};
 }
 
-Result<Json> PaneHost::set_meta(const wire::SetMetaRequest& request) {
+Result<protocol::Empty> PaneHost::set_meta(const wire::SetMetaRequest& request) {
   meta_ = request.meta;
-  return Json::object();
+  return protocol::Empty{};
 }
 
 void PaneHost::input(std::uint64_t rid, milliseconds budget, std::string bytes) {

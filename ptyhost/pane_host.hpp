@@ -64,14 +64,14 @@ class PaneHost {
 
   // ---- what the broker service asks (ptyhost_wire.hpp, one per op) ----
   protocol::ptyhost::Hello hello() const;
-  Result<protocol::Json> spawn(const protocol::ptyhost::SpawnRequest& request);
-  Result<protocol::Json> resize(const protocol::ptyhost::ResizeRequest& request);
-  Result<protocol::Json> signal(const protocol::ptyhost::SignalRequest& request);
-  Result<protocol::Json> read(const protocol::ptyhost::ReadRequest& request);
-  Result<protocol::Json> clear(const protocol::ptyhost::ClearRequest& request);
-  Result<protocol::Json> close(const protocol::ptyhost::CloseRequest& request);
-  Result<protocol::Json> collect_exit(const protocol::ptyhost::CollectExitRequest& request);
-  Result<protocol::Json> set_meta(const protocol::ptyhost::SetMetaRequest& request);
+  Result<protocol::ptyhost::SpawnReply> spawn(const protocol::ptyhost::SpawnRequest& request);
+  Result<protocol::ptyhost::ResizeReply> resize(const protocol::ptyhost::ResizeRequest& request);
+  Result<protocol::Empty> signal(const protocol::ptyhost::SignalRequest& request);
+  Result<protocol::ptyhost::ReadReply> read(const protocol::ptyhost::ReadRequest& request);
+  Result<protocol::ptyhost::ClearReply> clear(const protocol::ptyhost::ClearRequest& request);
+  Result<protocol::Empty> close(const protocol::ptyhost::CloseRequest& request);
+  Result<protocol::Empty> collect_exit(const protocol::ptyhost::CollectExitRequest& request);
+  Result<protocol::Empty> set_meta(const protocol::ptyhost::SetMetaRequest& request);
   // The attach snapshot: replayable bytes at exactly stream_position().
   std::string snapshot_vt() { return terminal_->snapshot_vt(); }
   StreamStart stream_position() const;

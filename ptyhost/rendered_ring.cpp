@@ -48,10 +48,14 @@ TailRead RenderedRing::tail(std::span<const Row* const> screen, std::size_t line
   const std::size_t count = std::min(lines, total);
   TailRead read;
   read.truncated = total > lines;
-  for (std::size_t i = total - count; i < total; ++i) {
-    if (i != total - count) read.text += '\n';
-    append_line(screen, i, style, read.text);
+  NewestFirst picked;
+  for (std::size_t i = total; i-- > total - count;) {
+    if (!picked.take(*this, screen, i, style)) {
+      read.truncated = true;
+      break;
+    }
   }
+  read.text = picked.joined();
   return read;
 }
 
@@ -61,23 +65,41 @@ RenderedRead RenderedRing::rendered(std::span<const Row* const> screen, std::uin
   read.next_seq = head_;
   read.seq = head_;
   read.dropped = after_seq < floor_ || after_seq > head_;
-  // Newest first, so `lines` keeps the newest; one extra find means truncated.
-  std::vector<std::size_t> picked;
+  // Newest first, so `lines` (and the byte cap) keep the newest; one extra
+  // find means truncated.
+  NewestFirst picked;
   for (std::size_t i = history_.size() + screen.size(); i-- > 0;) {
-    if (seq_at(screen, i) <= after_seq) continue;
-    if (picked.size() == lines) {
+    const std::uint64_t seq = seq_at(screen, i);
+    if (seq <= after_seq) continue;
+    if (picked.count() == lines || !picked.take(*this, screen, i, style)) {
       read.truncated = true;
       break;
     }
-    picked.push_back(i);
+    read.seq = std::min(read.seq, seq);
   }
-  std::reverse(picked.begin(), picked.end());
-  for (std::size_t n = 0; n < picked.size(); ++n) {
-    if (n != 0) read.text += '\n';
-    append_line(screen, picked[n], style, read.text);
-    read.seq = std::min(read.seq, seq_at(screen, picked[n]));
-  }
+  read.text = picked.joined();
   return read;
+}
+
+bool RenderedRing::NewestFirst::take(const RenderedRing& ring, std::span<const Row* const> screen,
+                                     std::size_t index, TextStyle style) {
+  std::string line;
+  ring.append_line(screen, index, style, line);
+  const std::size_t with_separator = line.size() + (lines_.empty() ? 0 : 1);
+  if (!lines_.empty() && bytes_ + with_separator > limits::kReadMaxTextBytes) return false;
+  bytes_ += with_separator;
+  lines_.push_back(std::move(line));
+  return true;
+}
+
+std::string RenderedRing::NewestFirst::joined() const {
+  std::string text;
+  text.reserve(bytes_);
+  for (std::size_t n = lines_.size(); n-- > 0;) {
+    text += lines_[n];
+    if (n != 0) text += '\n';
+  }
+  return text;
 }
 
 std::size_t RenderedRing::memory_bytes() const {

@@ -19,9 +19,11 @@
 #include <deque>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "ptyhost/grid.hpp"
 #include "ptyhost/line_render.hpp"
+#include "ptyhost/terminal_limits.hpp"
 
 namespace signaltty::ptyhost {
 
@@ -67,6 +69,21 @@ class RenderedRing {
   std::size_t memory_bytes() const;
 
  private:
+  // Lines of a read gathered newest first, until limits::kReadMaxTextBytes
+  // (the newest line is always taken); joined oldest first.
+  class NewestFirst {
+   public:
+    // False (and nothing taken) when the line would pass the byte cap.
+    bool take(const RenderedRing& ring, std::span<const Row* const> screen, std::size_t index,
+              TextStyle style);
+    std::size_t count() const { return lines_.size(); }
+    std::string joined() const;
+
+   private:
+    std::vector<std::string> lines_;
+    std::size_t bytes_ = 0;
+  };
+
   std::uint64_t seq_at(std::span<const Row* const> screen, std::size_t index) const;
   void append_line(std::span<const Row* const> screen, std::size_t index, TextStyle style,
                    std::string& out) const;

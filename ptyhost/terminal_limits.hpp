@@ -16,6 +16,15 @@ inline constexpr std::size_t kHistoryMaxLines = 5000;
 // docs/rules.md "Reads": the largest `lines` a read may ask for, shared with the
 // broker.
 using signaltty::limits::kReadMaxLines;
+// Ours: a row rendered with its colours (TextStyle::Ansi) longer than this
+// is kept as plain text instead; a 500-column row with a colour change per
+// cell would otherwise be ~40 KB, and 5000 of them far past any frame.
+inline constexpr std::size_t kLineAnsiMaxBytes = 16u << 10;
+// Ours: the text of one read keeps its newest lines up to this many bytes
+// (`truncated` then says more were asked for). JSON escaping grows rendered
+// text by at most ~2.5x (ESC becomes \u001b), so a reply stays a fraction
+// of a frame and of a client line (signaltty::limits::kMaxLineBytes).
+inline constexpr std::size_t kReadMaxTextBytes = 4u << 20;
 
 // docs/rules.md "OSC / BEL scanner": bytes of a split OSC carried to the next
 // read; a longer unterminated run is dropped.
@@ -23,7 +32,7 @@ inline constexpr std::size_t kOscCarryMaxBytes = 8192;
 // Notification sanitizer (docs/rules.md "OSC / BEL scanner"): titles and
 // bodies, counted in code points.
 inline constexpr std::size_t kOscTitleMaxChars = signaltty::limits::kTitleMaxChars;
-inline constexpr std::size_t kNotificationBodyMaxChars = 2000;
+using signaltty::limits::kNotificationBodyMaxChars;
 
 // Ours: libvterm 0.1.4 copies a finished OSC/DCS string onto its stack, so a
 // string longer than this is dropped before libvterm sees it. Same bound as

@@ -49,9 +49,11 @@ struct PaneExitedPayload {
   std::string pane_id;
   Nullable<int> code;
   Nullable<std::string> signal;
+  std::optional<ExitReason> exit_reason;
   static constexpr auto fields() {
     using P = PaneExitedPayload;
-    return std::tuple{req("pane_id", &P::pane_id), opt("code", &P::code), opt("signal", &P::signal)};
+    return std::tuple{req("pane_id", &P::pane_id), opt("code", &P::code), opt("signal", &P::signal),
+                      opt("exit_reason", &P::exit_reason)};
   }
 };
 struct PtyDataPayload {

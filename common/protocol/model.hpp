@@ -60,6 +60,16 @@ struct EnumNames<RestoreState> {
        {RestoreState::Exited, "EXITED"}}};
 };
 
+// docs/rules.md, decision 27: why a pane's program is no longer running.
+enum class ExitReason { Exited, Signaled, PtyhostLost };
+template <>
+struct EnumNames<ExitReason> {
+  static constexpr std::array<std::pair<ExitReason, std::string_view>, 3> names{
+      {{ExitReason::Exited, "exited"},
+       {ExitReason::Signaled, "signaled"},
+       {ExitReason::PtyhostLost, "ptyhost_lost"}}};
+};
+
 enum class AgentKind { Codex, Claude, Opencode, Cursor, Pi, Generic, None };
 template <>
 struct EnumNames<AgentKind> {
@@ -242,6 +252,7 @@ struct Pane {
   std::uint64_t scrollback_len = 0;
   std::optional<Nullable<int>> exit_code;
   std::optional<Nullable<std::string>> exit_signal;
+  std::optional<ExitReason> exit_reason;
   static constexpr auto fields() {
     return std::tuple{
         req("id", &Pane::id),
@@ -276,7 +287,9 @@ struct Pane {
         opt("session_generation", &Pane::session_generation),
         opt("scrollback_len", &Pane::scrollback_len),
         opt("exit_code", &Pane::exit_code),
-        opt("exit_signal", &Pane::exit_signal)};
+        opt("exit_signal", &Pane::exit_signal),
+        opt("exit_reason", &Pane::exit_reason,
+            "exited, signaled, or ptyhost_lost (its ptyhost died, not its program)")};
   }
   bool operator==(const Pane&) const = default;
 };

@@ -4,11 +4,16 @@
 // State frames (frame.hpp). The ptyhost speaks first (Hello); the broker
 // answers HelloAck; then requests carry a broker-chosen `rid` and are
 // answered by one Reply with the same rid, in any order.
+// Every request op is declared once at the bottom (PtyhostOp: name, typed
+// request, typed reply), as the client methods are in method_decl.hpp; the
+// broker's link has one typed call per op and the ptyhost answers each with
+// the PaneHost call of the same verb.
 // Runs in: broker (ptyhost_link.cpp), ptyhost (broker_service.cpp).
 // Never: changes a struct without bumping kPtyhostWireVersion; a newer
 // broker must still adopt a ptyhost that speaks kPtyhostWireMinVersion.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -16,6 +21,8 @@
 #include <vector>
 
 #include "common/protocol/codec.hpp"
+#include "common/protocol/method_decl.hpp"
+#include "common/protocol/methods/pane.hpp"
 
 namespace signaltty::protocol::ptyhost {
 
@@ -92,10 +99,28 @@ struct Reply {
   }
 };
 
+// What an unsolicited Event reports.
+enum class EventKind { Title, Notification, Bell, Exited };
+
+}  // namespace signaltty::protocol::ptyhost
+
+namespace signaltty::protocol {
+template <>
+struct EnumNames<ptyhost::EventKind> {
+  static constexpr std::array<std::pair<ptyhost::EventKind, std::string_view>, 4> names{
+      {{ptyhost::EventKind::Title, "title"},
+       {ptyhost::EventKind::Notification, "notification"},
+       {ptyhost::EventKind::Bell, "bell"},
+       {ptyhost::EventKind::Exited, "exited"}}};
+};
+}  // namespace signaltty::protocol
+
+namespace signaltty::protocol::ptyhost {
+
 // Unsolicited: title change, OSC notification, bell, child exit.
 struct Event {
   std::string op = "event";
-  std::string kind;  // "title" | "notification" | "bell" | "exited"
+  EventKind kind = EventKind::Bell;
   std::optional<std::string> title;
   std::optional<std::string> body;
   std::optional<std::string> source;  // notification: osc9 | osc99 | osc777
@@ -135,7 +160,11 @@ struct SpawnRequest {
     return std::tuple{req("argv", &R::argv), req("env", &R::env), req("cwd", &R::cwd),
                       req("cols", &R::cols), req("rows", &R::rows), opt("meta", &R::meta)};
   }
-};  // → {child_pid}; exec failure → SPAWN_FAILED with errno in details
+};  // exec failure → SPAWN_FAILED with errno in details
+struct SpawnReply {
+  std::int64_t child_pid = 0;
+  static constexpr auto fields() { return std::tuple{req("child_pid", &SpawnReply::child_pid)}; }
+};
 
 struct ResizeRequest {
   int cols = 80;
@@ -143,7 +172,14 @@ struct ResizeRequest {
   static constexpr auto fields() {
     return std::tuple{req("cols", &ResizeRequest::cols), req("rows", &ResizeRequest::rows)};
   }
-};  // → {}
+};
+struct ResizeReply {  // the size the ptyhost applied (clamped)
+  int cols = 0;
+  int rows = 0;
+  static constexpr auto fields() {
+    return std::tuple{opt("cols", &ResizeReply::cols), opt("rows", &ResizeReply::rows)};
+  }
+};
 
 struct SignalRequest {
   int signo = 15;
@@ -151,10 +187,10 @@ struct SignalRequest {
   static constexpr auto fields() {
     return std::tuple{req("signo", &SignalRequest::signo), opt("group", &SignalRequest::group)};
   }
-};  // → {}; no live child → PANE_EXITED
+};  // → Empty; no live child → PANE_EXITED
 
 struct ReadRequest {
-  std::string mode = "tail";  // screen | tail | rendered
+  ReadMode mode = ReadMode::Tail;
   int lines = 200;
   bool strip_ansi = true;
   std::uint64_t after_seq = 0;
@@ -163,7 +199,21 @@ struct ReadRequest {
     return std::tuple{req("mode", &R::mode), opt("lines", &R::lines),
                       opt("strip_ansi", &R::strip_ansi), opt("after_seq", &R::after_seq)};
   }
-};  // → {text, truncated, seq?, next_seq?, dropped?, scrollback_len}
+};
+struct ReadReply {
+  std::string text;
+  bool truncated = false;
+  std::optional<std::uint64_t> seq;       // rendered only
+  std::optional<std::uint64_t> next_seq;  // rendered only
+  std::optional<bool> dropped;            // rendered only
+  std::uint64_t scrollback_len = 0;
+  static constexpr auto fields() {
+    using R = ReadReply;
+    return std::tuple{req("text", &R::text),         opt("truncated", &R::truncated),
+                      opt("seq", &R::seq),           opt("next_seq", &R::next_seq),
+                      opt("dropped", &R::dropped),   opt("scrollback_len", &R::scrollback_len)};
+  }
+};
 
 // Streaming of Output frames on/off, and the attach snapshot: with
 // `snapshot` the reply's State frame (same rid) holds replayable VT bytes
@@ -175,11 +225,26 @@ struct StreamRequest {
   static constexpr auto fields() {
     return std::tuple{req("on", &StreamRequest::on), opt("snapshot", &StreamRequest::snapshot)};
   }
-};  // → {output_offset, cols, rows}
+};
+struct StreamReply {
+  std::uint64_t output_offset = 0;
+  int cols = 0;
+  int rows = 0;
+  static constexpr auto fields() {
+    return std::tuple{req("output_offset", &StreamReply::output_offset),
+                      req("cols", &StreamReply::cols), req("rows", &StreamReply::rows)};
+  }
+};
 
 struct ClearRequest {
   static constexpr auto fields() { return std::tuple<>{}; }
-};  // → {output_offset}: ESC[H ESC[2J ESC[3J injected in the output stream
+};  // ESC[H ESC[2J ESC[3J injected in the output stream
+struct ClearReply {
+  std::uint64_t output_offset = 0;
+  static constexpr auto fields() {
+    return std::tuple{opt("output_offset", &ClearReply::output_offset)};
+  }
+};
 
 struct CloseRequest {
   int signo = 15;
@@ -188,33 +253,63 @@ struct CloseRequest {
     return std::tuple{req("signo", &CloseRequest::signo),
                       opt("kill_after_ms", &CloseRequest::kill_after_ms)};
   }
-};  // → {}; the group gets signo, then SIGKILL; the ptyhost exits once
+};  // → Empty; the group gets signo, then SIGKILL; the ptyhost exits once
     // the child is reaped and the exit collected
 
 struct CollectExitRequest {
   static constexpr auto fields() { return std::tuple<>{}; }
-};  // → {}: the broker has stored the exit status; the ptyhost may forget it
+};  // → Empty: the broker has stored the exit status; the ptyhost may forget it
 
 struct SetMetaRequest {
   Json meta;
   static constexpr auto fields() { return std::tuple{req("meta", &SetMetaRequest::meta)}; }
-};  // → {}
+};  // → Empty
+
+// kFeatureSerializeState: the State frame (same rid) holds the blob.
+struct SerializeRequest {
+  static constexpr auto fields() { return std::tuple<>{}; }
+};
+struct SerializeReply {
+  std::uint64_t bytes = 0;
+  std::uint64_t output_offset = 0;
+  static constexpr auto fields() {
+    return std::tuple{req("bytes", &SerializeReply::bytes),
+                      req("output_offset", &SerializeReply::output_offset)};
+  }
+};
 
 // Input is an Input frame tagged with its rid whose bytes start with a u32
 // LE budget in ms (what is left of the request's 5 s), then the bytes for
 // the PTY. Writes are FIFO; the Reply says {written} or an error (TIMEOUT,
 // PANE_EXITED, IO_ERROR) with details.written_bytes (docs/rules.md, Input).
 
-// Every request op, for the dispatch table on the ptyhost side.
-inline constexpr std::string_view kOpSpawn = "spawn";
-inline constexpr std::string_view kOpResize = "resize";
-inline constexpr std::string_view kOpSignal = "signal";
-inline constexpr std::string_view kOpRead = "read";
-inline constexpr std::string_view kOpStream = "stream";
-inline constexpr std::string_view kOpClear = "clear";
-inline constexpr std::string_view kOpClose = "close";
-inline constexpr std::string_view kOpCollectExit = "collect_exit";
-inline constexpr std::string_view kOpSetMeta = "set_meta";
-inline constexpr std::string_view kOpSerialize = "serialize";  // kFeatureSerializeState
+struct InputReply {
+  std::uint64_t written = 0;
+  static constexpr auto fields() { return std::tuple{req("written", &InputReply::written)}; }
+};
+
+// ---- the table of request ops ----------------------------------------------
+
+// One request op: its name on the wire, its request and its reply.
+template <FixedString Name, class Req, class Rep>
+struct PtyhostOp {
+  static constexpr std::string_view name = Name.view();
+  using Request = Req;
+  using Reply = Rep;
+};
+
+using OpSpawn = PtyhostOp<"spawn", SpawnRequest, SpawnReply>;
+using OpResize = PtyhostOp<"resize", ResizeRequest, ResizeReply>;
+using OpSignal = PtyhostOp<"signal", SignalRequest, Empty>;
+using OpRead = PtyhostOp<"read", ReadRequest, ReadReply>;
+using OpStream = PtyhostOp<"stream", StreamRequest, StreamReply>;
+using OpClear = PtyhostOp<"clear", ClearRequest, ClearReply>;
+using OpClose = PtyhostOp<"close", CloseRequest, Empty>;
+using OpCollectExit = PtyhostOp<"collect_exit", CollectExitRequest, Empty>;
+using OpSetMeta = PtyhostOp<"set_meta", SetMetaRequest, Empty>;
+using OpSerialize = PtyhostOp<"serialize", SerializeRequest, SerializeReply>;
+
+using PtyhostOps = TypeList<OpSpawn, OpResize, OpSignal, OpRead, OpStream, OpClear, OpClose,
+                            OpCollectExit, OpSetMeta, OpSerialize>;
 
 }  // namespace signaltty::protocol::ptyhost

@@ -14,7 +14,7 @@
 #include "cli/exit_codes.hpp"
 #include "common/protocol/events.hpp"
 #include "common/protocol/methods.hpp"
-#include "tests/cli/fake_broker.hpp"
+#include "tests/cli/cli_runner.hpp"
 
 namespace signaltty::cli {
 namespace {
@@ -22,39 +22,12 @@ namespace {
 using protocol::Json;
 using testing::FakeBroker;
 using testing::FakeConnection;
+using testing::Outcome;
+using testing::run;
+using testing::ScriptBroker;
 
 // An OSC title change, a screen clear, a bell, an 8-bit CSI (C1) and DEL.
 const std::string kHostile = "x\x1b]0;pwned\x07\x1b[2J\x1b[31m\xc2\x9b" "1m\x7fy";
-
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-Outcome run(std::vector<std::string> args) {
-  args.insert(args.begin(), "signaltty");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  EnvLookup no_env = [](std::string_view) -> std::optional<std::string> { return std::nullopt; };
-  UniqueFd null_fd(::open("/dev/null", O_RDWR | O_CLOEXEC));
-  std::ostringstream out, err;
-  Outcome r;
-  r.status = run_cli(static_cast<int>(argv.size()), argv.data(),
-                     CliIo{out, err, no_env, ::getuid(), null_fd.get(), null_fd.get()});
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-// Answers every request with `answer(request)` until the client hangs up.
-struct ScriptBroker {
-  FakeBroker broker;
-  explicit ScriptBroker(std::function<std::string(const Json&)> answer)
-      : broker([answer](FakeConnection& conn) {
-          while (auto line = conn.read_line()) conn.write(answer(Json::parse(*line)));
-        }) {}
-};
 
 // The first raw control character (C0 other than '\n', DEL, or a UTF-8 C1)
 // in `text`, as an offset; npos when there is none.

@@ -6,16 +6,12 @@
 
 #include <map>
 
+#include "tests/cli/cli_runner.hpp"
+
 namespace signaltty::cli {
 namespace {
 
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using testing::env_of;
 
 TEST(SocketPath, FlagWinsOverEverything) {
   auto env = env_of({{"SIGNALTTY_SOCKET", "/env.sock"}, {"XDG_RUNTIME_DIR", "/run/user/7"}});

@@ -24,7 +24,7 @@
 #include "cli/app.hpp"
 #include "cli/client.hpp"
 #include "cli/exit_codes.hpp"
-#include "tests/cli/fake_broker.hpp"
+#include "tests/cli/cli_runner.hpp"
 
 extern char** environ;
 
@@ -33,37 +33,13 @@ namespace {
 
 using testing::FakeBroker;
 using testing::FakeConnection;
+using testing::Outcome;
+using testing::run;
 using Clock = std::chrono::steady_clock;
 
 constexpr uid_t kOtherUid = 65534;
 constexpr const char* kSetpriv = "/usr/bin/setpriv";
 constexpr std::chrono::seconds kReportTimeout{20};
-
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-// `signaltty <args>` in-process with only `env`, as the current uid.
-Outcome run(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-  args.insert(args.begin(), "signaltty");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  EnvLookup lookup = [env](std::string_view name) -> std::optional<std::string> {
-    auto it = env.find(std::string(name));
-    if (it == env.end()) return std::nullopt;
-    return it->second;
-  };
-  UniqueFd null_fd(::open("/dev/null", O_RDWR | O_CLOEXEC));
-  std::ostringstream out, err;
-  Outcome r;
-  r.status = run_cli(static_cast<int>(argv.size()), argv.data(),
-                     CliIo{out, err, lookup, ::getuid(), null_fd.get(), null_fd.get()});
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
 
 // A fake broker of our own uid that records every byte it is sent.
 struct RecordingBroker {

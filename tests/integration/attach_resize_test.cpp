@@ -31,7 +31,8 @@ std::string control_frame(const Json& doc) {
 }
 
 // Says hello as a live ptyhost of kPaneId (this process), then answers
-// every control request ok, except `stream`, which it refuses.
+// every control request ok in its reply shape, except `stream`, which it
+// refuses.
 class SnapshotRefusingPtyhost {
  public:
   explicit SnapshotRefusingPtyhost(const std::string& path)
@@ -80,10 +81,16 @@ class SnapshotRefusingPtyhost {
     }
   }
 
+  // Each answer has its op's reply shape (ptyhost_wire.hpp): the broker
+  // drops a ptyhost whose reply does not decode.
   static bool answer(int fd, const Json& request) {
     if (!request.is_object() || !request.contains("rid")) return true;
-    Json reply{{"op", "reply"}, {"rid", request["rid"]}, {"ok", true}, {"result", Json::object()}};
-    if (request.value("op", "") == "stream") {
+    const std::string op = request.value("op", "");
+    Json result = Json::object();
+    if (op == "read") result = {{"text", ""}, {"next_seq", 0}};
+    if (op == "resize") result = {{"cols", request.value("cols", 0)}, {"rows", request.value("rows", 0)}};
+    Json reply{{"op", "reply"}, {"rid", request["rid"]}, {"ok", true}, {"result", result}};
+    if (op == "stream") {
       reply["ok"] = false;
       reply["error"] = {{"code", "IO_ERROR"}, {"message", "the test refuses snapshots"}};
     }

@@ -69,7 +69,10 @@ TEST_F(PaneIo, ExitIsRecordedWithCodeLifecycleAndEvents) {
     ASSERT_TRUE(ev.has_value());
     seen[(*ev)["event"]] = (*ev)["payload"];
   }
-  EXPECT_EQ(seen["pane.exited"], Json({{"pane_id", pane["id"]}, {"code", 5}, {"signal", nullptr}}));
+  EXPECT_EQ(seen["pane.exited"], Json({{"pane_id", pane["id"]},
+                                       {"code", 5},
+                                       {"signal", nullptr},
+                                       {"exit_reason", "exited"}}));
   EXPECT_EQ(seen["agent.exited"]["outcome"], "failed");
   EXPECT_EQ(seen["agent.exited"]["exit_code"], 5);
   EXPECT_EQ(seen["attention.created"]["attention"], "unread");

@@ -10,6 +10,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <regex>
@@ -498,6 +499,17 @@ TEST_F(Survival, RebootRestoresPanesWithTheirSavedTail) {
             std::string::npos);
   Json rendered = read(client, plain["id"], {{"mode", "rendered"}, {"after_seq", 3}});
   EXPECT_EQ(rendered["dropped"], true) << "a cursor from before the reboot";
+  // docs/rules.md "Rendered ring": every pre-restart cursor reads as dropped, the one equal to the
+  // restored tail's line count included; a cursor taken after it is valid.
+  const std::string saved = read(client, plain["id"], {{"mode", "tail"}, {"lines", 5000}})["text"];
+  const auto saved_lines = static_cast<std::uint64_t>(std::count(saved.begin(), saved.end(), '\n') + 1);
+  EXPECT_EQ(read(client, plain["id"], {{"mode", "rendered"}, {"after_seq", saved_lines}})["dropped"], true)
+      << "a cursor equal to the tail's line count, from before the reboot";
+  Json fresh = read(client, plain["id"], {{"mode", "rendered"}});
+  EXPECT_EQ(fresh["dropped"], false);
+  Json again = read(client, plain["id"], {{"mode", "rendered"}, {"after_seq", fresh["next_seq"]}});
+  EXPECT_EQ(again["dropped"], false);
+  EXPECT_EQ(again["text"], "");
   Json attached = client.call("pane.attach", {{"pane_id", plain["id"]}});
   EXPECT_EQ(attached["live"], false);
   EXPECT_NE(base64_decode(attached["snapshot_b64"].get<std::string>())->find("tail-marker-one"),

@@ -1,0 +1,60 @@
+// broker/child_env.cpp: building a pane program's environment.
+// Runs in: broker (io thread).
+#include "broker/child_env.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace signaltty::broker {
+namespace {
+
+// docs/rules.md, "Environment of the child".
+constexpr std::string_view kDefaultTerm = "TERM=xterm-256color";
+constexpr std::array<std::string_view, 10> kAllowedEnvKeys{
+    "TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "EDITOR", "VISUAL", "PAGER", "SHELL",
+    "SIGNALTTY_PANE"};
+constexpr std::array<std::string_view, 5> kAllowedEnvPrefixes{"SIGNALTTY_", "CLAUDE_", "CODEX_",
+                                                              "OPENCODE_", "CURSOR_"};
+
+std::string_view env_key(std::string_view entry) { return entry.substr(0, entry.find('=')); }
+
+void set_env(std::vector<std::string>& env, std::string_view key, std::string_view value) {
+  std::erase_if(env, [key](const std::string& e) { return env_key(e) == key; });
+  env.push_back(std::string(key) + "=" + std::string(value));
+}
+
+}  // namespace
+
+bool env_key_allowed(std::string_view key) {
+  for (std::string_view allowed : kAllowedEnvKeys)
+    if (key == allowed) return true;
+  for (std::string_view prefix : kAllowedEnvPrefixes)
+    if (key.size() > prefix.size() && key.substr(0, prefix.size()) == prefix) return true;
+  return false;
+}
+
+std::vector<std::string> child_environment(const ChildEnvRequest& request) {
+  std::vector<std::string> env;
+  for (const std::string& entry : request.broker_env) {
+    const std::string_view key = env_key(entry);
+    if (entry.find('=') == std::string::npos || key.substr(0, 3) == "LD_" ||
+        key == "SIGNALTTY_SOCKET")
+      continue;
+    env.push_back(entry);
+  }
+  for (const auto& [key, value] : request.requested) {
+    if (!env_key_allowed(key) || key.find('\0') != std::string::npos) continue;
+    if (key == "SIGNALTTY_SOCKET") continue;
+    set_env(env, key, value);
+  }
+  const bool has_term =
+      std::any_of(env.begin(), env.end(), [](const std::string& e) { return env_key(e) == "TERM"; });
+  if (!has_term) env.emplace_back(kDefaultTerm);
+  set_env(env, "SIGNALTTY_PANE", request.pane_id);
+  set_env(env, "SIGNALTTY_SOCKET", request.socket_path);
+  if (request.parent_pane_id) set_env(env, "SIGNALTTY_PARENT_PANE", *request.parent_pane_id);
+  if (request.task_id) set_env(env, "SIGNALTTY_TASK", *request.task_id);
+  return env;
+}
+
+}  // namespace signaltty::broker

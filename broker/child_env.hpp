@@ -1,0 +1,33 @@
+// broker/child_env.hpp: the environment policy of every pane's program
+// (docs/rules.md, "Environment of the child", and decision 16).
+// Runs in: broker (io thread), when pane.spawn/pane.split build a launch.
+// Never: lets a client set a key outside the allowlist, SIGNALTTY_SOCKET or
+// any LD_* variable into a child.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace signaltty::broker {
+
+// The child's environment (docs/rules.md, "Environment of the child"): the
+// broker's own minus every LD_* (docs/rules.md, decision 16) and SIGNALTTY_SOCKET;
+// request entries only for allowlisted keys; TERM=xterm-256color unless
+// set; then SIGNALTTY_PANE, SIGNALTTY_SOCKET and, when given,
+// SIGNALTTY_PARENT_PANE and SIGNALTTY_TASK are forced.
+struct ChildEnvRequest {
+  std::vector<std::string> broker_env;  // KEY=VALUE, e.g. from environ
+  std::map<std::string, std::string> requested;
+  std::string pane_id;
+  std::string socket_path;
+  std::optional<std::string> parent_pane_id;
+  std::optional<std::string> task_id;
+};
+std::vector<std::string> child_environment(const ChildEnvRequest& request);
+// True iff pane.spawn's `env` may set `key`.
+bool env_key_allowed(std::string_view key);
+
+}  // namespace signaltty::broker
