@@ -9,7 +9,8 @@
 // Usage:
 //   HookInput in{AgentKind::Claude, "Stop", &payload, pane.lifecycle, pane.session_id};
 //   HookClassification out = classify_hook(in);
-//   if (out.dropped) reply {accepted:false?, dropped:true, reason:drop_reason_name(*out.dropped)};
+//   record out.session_id (even when dropped);
+//   if (out.dropped) reply {dropped:true, reason:drop_reason_name(*out.dropped)};
 //   else apply out.last_message, out.lifecycle, out.clear_attention / out.raise, out.decision.
 #pragma once
 
