@@ -22,7 +22,8 @@ using namespace signaltty::hookrelay;
 
 constexpr int kExitOk = 0;
 constexpr int kExitUsage = 2;
-constexpr char kWatchdogLine[] = "signaltty-hookrelay: no answer from the broker in 3 s; the hook goes on\n";
+constexpr char kWatchdogLine[] =
+    "signaltty-hookrelay: the broker took too long; the hook goes on without it\n";
 
 // SIGALRM at kWatchdog: whatever blocks (a send to a broker that stopped
 // reading), the hook still gets exit 0 in time. Async-signal-safe only.

@@ -27,8 +27,8 @@ inline constexpr std::size_t kMaxPayloadBytes = 1u << 20;
 // docs/rules.md "Hook relay": the whole run, start to exit, stays within
 // this; I/O gives up at kIoBudget and a watchdog ends the process at
 // kWatchdog should a blocking send hang.
-inline constexpr std::chrono::milliseconds kIoBudget{2500};
-inline constexpr std::chrono::milliseconds kWatchdog{2900};
+inline constexpr std::chrono::milliseconds kIoBudget{2000};
+inline constexpr std::chrono::milliseconds kWatchdog{2500};
 
 using Clock = std::chrono::steady_clock;
 

@@ -210,7 +210,24 @@ TEST(HookRelayProcess, ASilentBrokerIsGivenUpWithinThreeSeconds) {
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(lines_in(run.err), 1u) << run.err;
   EXPECT_LT(run.took, std::chrono::milliseconds(3000));
-  EXPECT_GE(run.took, std::chrono::milliseconds(2000));
+  EXPECT_GE(run.took, std::chrono::milliseconds(1500));
+}
+
+// A broker that accepts but stops reading: the send of a large payload
+// blocks, and the watchdog still ends the relay with status 0 in time.
+TEST(HookRelayProcess, ABrokerThatStopsReadingIsLeftByTheWatchdog) {
+  FakeBroker stuck([](FakeConnection& conn) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+    (void)conn.read_until_eof();
+  });
+  std::string big = "{\"session_id\":\"s\",\"pad\":\"" + std::string(900u << 10, 'x') + "\"}";
+  RelayRun run = run_relay({"--agent", "claude", "--event", "Stop"}, env_for(stuck), big);
+  stuck.join();
+  EXPECT_EQ(run.status, 0);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(lines_in(run.err), 1u) << run.err;
+  EXPECT_NE(run.err.find("took too long"), std::string::npos) << run.err;
+  EXPECT_LT(run.took, std::chrono::milliseconds(3000));
 }
 
 TEST(HookRelayProcess, ARefusedEventExitsZeroWithOneStderrLine) {
