@@ -1,8 +1,8 @@
 // hookrelay/relay.cpp: payload in, one hook-event request out, the reply
 // turned into at most one feedback line (docs/rules.md "Hook relay").
 // Runs in: signaltty-hookrelay. Never: blocks past the deadline on stdin,
-// connect or the reply (poll everywhere), or buffers more than
-// kMaxPayloadBytes + one read of stdin.
+// connect or the reply (poll; the one blocking send is bounded by main's
+// watchdog), or buffers more than kMaxPayloadBytes + one read of stdin.
 #include "hookrelay/relay.hpp"
 
 #include <poll.h>
