@@ -4,6 +4,7 @@
 // more than one line past the 16 MiB cap.
 #include "cli/client.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -34,6 +35,29 @@ int poll_timeout_ms(Deadline deadline) {
   return static_cast<int>(std::min<std::int64_t>(left.count(), 1 << 30));
 }
 
+// How long to wait before retrying a connect() refused with EAGAIN (the
+// broker's listen queue is full).
+constexpr int kConnectRetryMs = 5;
+
+// connect() to `addr`; with a deadline on a non-blocking socket, retried
+// while the listen queue is full, and the socket made blocking again after.
+int connect_until(int fd, const sockaddr_un& addr, Deadline deadline) {
+  const auto* sa = reinterpret_cast<const sockaddr*>(&addr);
+  if (deadline) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  int rc;
+  for (;;) {
+    rc = ::connect(fd, sa, sizeof(addr));
+    if (rc == 0) break;
+    if (errno == EINTR) continue;
+    if (!deadline || errno != EAGAIN || poll_timeout_ms(deadline) == 0) break;
+    ::poll(nullptr, 0, std::min(kConnectRetryMs, poll_timeout_ms(deadline)));
+  }
+  const int saved = errno;
+  if (deadline) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  errno = saved;
+  return rc;
+}
+
 Status send_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
     ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
@@ -53,7 +77,8 @@ std::string broker_not_running_message(const std::string& socket_path) {
          "); start it with `signaltty-broker` or `./packaging/dev.sh run`";
 }
 
-Result<UniqueFd> connect_broker_socket(const std::string& socket_path, uid_t uid) {
+Result<UniqueFd> connect_broker_socket(const std::string& socket_path, uid_t uid,
+                                       Deadline deadline) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (socket_path.empty() || socket_path.size() >= sizeof(addr.sun_path))
@@ -63,10 +88,9 @@ Result<UniqueFd> connect_broker_socket(const std::string& socket_path, uid_t uid
   SIGNALTTY_RETURN_IF_ERROR(check_socket_directory(socket_path, uid));
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) return Error::from_errno(ErrorCode::IoError, "socket", errno);
-  int rc;
-  do {
-    rc = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
-  } while (rc < 0 && errno == EINTR);
+  const int rc = connect_until(fd.get(), addr, deadline);
+  if (rc < 0 && errno == EAGAIN)
+    return Error{ErrorCode::Timeout, "the broker accepted no connection in time"};
   if (rc < 0 && means_not_running(errno))
     return Error{ErrorCode::NoSuchServer, broker_not_running_message(socket_path)};
   if (rc < 0) return Error::from_errno(ErrorCode::IoError, "connect", errno, socket_path);
@@ -74,8 +98,8 @@ Result<UniqueFd> connect_broker_socket(const std::string& socket_path, uid_t uid
   return fd;
 }
 
-Result<Client> Client::connect(const std::string& socket_path, uid_t uid) {
-  SIGNALTTY_TRY(UniqueFd fd, connect_broker_socket(socket_path, uid));
+Result<Client> Client::connect(const std::string& socket_path, uid_t uid, Deadline deadline) {
+  SIGNALTTY_TRY(UniqueFd fd, connect_broker_socket(socket_path, uid, deadline));
   return Client(std::move(fd));
 }
 

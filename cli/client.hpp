@@ -39,8 +39,10 @@ class Client {
   // NO_SUCH_SERVER when nothing listens at `socket_path` (missing socket or
   // connection refused), with a message saying how to start the broker;
   // FORBIDDEN (is_untrusted_socket) when the socket's directory or the
-  // process serving it is not `uid`'s (connect_broker_socket).
-  static Result<Client> connect(const std::string& socket_path, uid_t uid);
+  // process serving it is not `uid`'s (connect_broker_socket). With a
+  // deadline, TIMEOUT when the broker's listen queue stays full past it.
+  static Result<Client> connect(const std::string& socket_path, uid_t uid,
+                                Deadline deadline = std::nullopt);
 
   // Sends one request ("c1", "c2", …) and waits for its response, skipping
   // events. An error reply is returned as that Error.
@@ -71,7 +73,9 @@ std::string broker_not_running_message(const std::string& socket_path);
 // socket's directory is `uid`'s and mode 0700, and the peer runs as `uid`.
 // NO_SUCH_SERVER when nothing listens there; FORBIDDEN marked
 // is_untrusted_socket when a check fails. Every connection of the CLI to
-// the broker is made here.
-Result<UniqueFd> connect_broker_socket(const std::string& socket_path, uid_t uid);
+// the broker is made here. Without a deadline connect() may block while
+// the broker's listen queue is full; with one it gives up then (TIMEOUT).
+Result<UniqueFd> connect_broker_socket(const std::string& socket_path, uid_t uid,
+                                       Deadline deadline = std::nullopt);
 
 }  // namespace signaltty::cli

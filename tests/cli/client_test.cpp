@@ -136,6 +136,47 @@ TEST(Client, PassedDeadlineWithoutAnswerIsTimeout) {
   EXPECT_EQ(result.error().code, ErrorCode::Timeout);
 }
 
+TEST(Client, ConnectWithADeadlineStillGivesABlockingClient) {
+  FakeBroker broker([](FakeConnection& conn) {
+    auto line = conn.read_line();
+    if (line) conn.write(ok_line("c1", {{"big", std::string(256u << 10, 'x')}}));
+  });
+  auto client = Client::connect(broker.path(), ::getuid(),
+                                std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  auto result = client->call(protocol::ServerStatus::name, Json::object());
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ((*result)["big"].get<std::string>().size(), 256u << 10);
+}
+
+// A broker whose listen queue is full (it stopped accepting) makes a
+// connect with a deadline give up then, not block.
+TEST(Client, ConnectToAFullListenQueueIsTimeoutAtTheDeadline) {
+  char dir_template[] = "/tmp/signaltty-cli-test-XXXXXX";
+  const std::string dir = ::mkdtemp(dir_template);
+  const std::string path = dir + "/broker.sock";
+  UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  path.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
+  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(listener.get(), 0), 0);
+  std::vector<UniqueFd> queued;
+  for (int i = 0; i < 64; ++i) {
+    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) break;
+    queued.push_back(std::move(fd));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto client = Client::connect(path, ::getuid(), start + std::chrono::milliseconds(200));
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(client.ok());
+  EXPECT_EQ(client.error().code, ErrorCode::Timeout) << client.error().message;
+  EXPECT_LT(took, std::chrono::seconds(2));
+  ::unlink(path.c_str());
+  ::rmdir(dir.c_str());
+}
+
 TEST(Client, LineOverTheCapIsRefusedWithoutWaitingForItsEnd) {
   FakeBroker broker([](FakeConnection& conn) {
     conn.read_line();

@@ -32,7 +32,8 @@
 namespace signaltty::testing {
 namespace {
 
-const std::vector<std::string> kPrograms = {"signaltty", "signaltty-broker", "signaltty-ptyhost"};
+const std::vector<std::string> kPrograms = {"signaltty", "signaltty-broker", "signaltty-ptyhost",
+                                            "signaltty-hookrelay"};
 constexpr std::string_view kStackGuardFailure = "__stack_chk_fail";
 constexpr std::string_view kFortifiedSuffix = "_chk";
 

@@ -33,7 +33,8 @@ Output version_of(const std::string& program) {
 }
 
 TEST(ProgramVersion, EveryProgramPrintsItsNameAndTheProjectVersion) {
-  for (const char* program : {"signaltty", "signaltty-broker", "signaltty-ptyhost"}) {
+  for (const char* program :
+       {"signaltty", "signaltty-broker", "signaltty-ptyhost", "signaltty-hookrelay"}) {
     const Output out = version_of(program);
     EXPECT_EQ(out.status, 0) << program;
     EXPECT_EQ(out.text, std::string(program) + " " + SIGNALTTY_PROJECT_VERSION + "\n") << program;
