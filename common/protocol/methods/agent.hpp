@@ -125,14 +125,7 @@ struct NotifyResult {
 
 // ---- hook-event -------------------------------------------------------------
 
-struct DecisionOption {
-  std::string id;
-  std::string label;
-  static constexpr auto fields() {
-    return std::tuple{req("id", &DecisionOption::id), req("label", &DecisionOption::label)};
-  }
-  bool operator==(const DecisionOption&) const = default;
-};
+// DecisionOption: common/protocol/model.hpp (the pane's pending decision holds them).
 // A decision as a hook reports it; the broker adds answerable and received_at.
 struct HookDecision {
   std::string id;
