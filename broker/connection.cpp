@@ -162,6 +162,7 @@ void Connection::close_now() {
   socket_.shutdown(Socket::shutdown_both, ignored);
   socket_.close(ignored);
   out_.clear();
+  cancel_single_flight();
   // Deferred: the caller may be walking a container the handler erases from.
   asio::post(socket_.get_executor(), [self = self()] {
     if (self->on_close_) self->on_close_(self->id_);

@@ -527,7 +527,24 @@ EventHub::EventHub(boost::asio::io_context& io, AuditJournal& journal, std::uint
 
 EventHub::~EventHub() = default;
 
-void EventHub::publish(const StateEvent& ev) { impl_->publish(ev); }
+void EventHub::publish(const StateEvent& ev) {
+  impl_->publish(ev);
+  std::vector<std::uint64_t> tokens;
+  for (const auto& [token, watcher] : watchers_) tokens.push_back(token);
+  for (std::uint64_t token : tokens) {
+    auto it = watchers_.find(token);
+    if (it == watchers_.end()) continue;  // unwatched by an earlier watcher
+    Watcher watcher = it->second;         // a copy: it may unwatch itself
+    watcher(ev);
+  }
+}
+
+std::uint64_t EventHub::watch(Watcher watcher) {
+  watchers_.emplace(++last_watch_token_, std::move(watcher));
+  return last_watch_token_;
+}
+
+void EventHub::unwatch(std::uint64_t token) { watchers_.erase(token); }
 
 void EventHub::drop_session(std::uint64_t session_id) { impl_->drop(session_id); }
 

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -93,11 +94,20 @@ class EventHub {
   // Sessions with a subscription (live or waiting for a journal replay).
   std::size_t subscriber_count() const;
 
+  // In-broker observers of every published state event, called after the
+  // fan-out (a `wait` re-checks its pane on each). A watcher may unwatch
+  // itself, or another, from inside the call.
+  using Watcher = std::function<void(const StateEvent&)>;
+  std::uint64_t watch(Watcher watcher);
+  void unwatch(std::uint64_t token);
+
   // Everything subscribe needs lives behind this; see event_hub.cpp.
   struct Impl;
 
  private:
   std::unique_ptr<Impl> impl_;
+  std::map<std::uint64_t, Watcher> watchers_;
+  std::uint64_t last_watch_token_ = 0;
 };
 
 }  // namespace signaltty::broker

@@ -62,6 +62,16 @@ void handle(p::PaneAttach, Ctx& ctx, p::PaneAttachParams&& params,
             Reply<p::PaneAttachResult> reply);
 Result<p::PaneDetachResult> handle(p::PaneDetach, Ctx& ctx, p::PaneRef&& params);
 
+// broker/methods/attention.cpp: notifications and the attention axis
+Result<p::NotifyResult> handle(p::Notify, Ctx& ctx, p::NotifyParams&& params);
+Result<p::PaneResult> handle(p::PaneMarkSeen, Ctx& ctx, p::PaneRef&& params);
+Result<p::AttentionPendingResult> handle(p::AttentionPending, Ctx& ctx,
+                                         p::AttentionPendingParams&& params);
+Result<p::FocusNextUnreadResult> handle(p::FocusNextUnread, Ctx& ctx, p::Empty&& params);
+
+// broker/methods/agent_wait.cpp
+void handle(p::Wait, Ctx& ctx, p::WaitParams&& params, Reply<p::WaitResult> reply);
+
 // broker/methods/subscribe.cpp
 void handle(p::Subscribe, Ctx& ctx, p::SubscribeParams&& params, Reply<p::SubscribeResult> reply);
 

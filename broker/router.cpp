@@ -83,6 +83,7 @@ Router::Router(Services& services) : services_(services) {
 }
 
 void Router::handle_line(const std::shared_ptr<Session>& session, std::string_view line) {
+  session->cancel_single_flight();
   auto decoded = protocol::decode_request(line);
   if (auto* failure = std::get_if<protocol::RequestError>(&decoded))
     return send_error(session, failure->id, failure->error);
@@ -90,6 +91,7 @@ void Router::handle_line(const std::shared_ptr<Session>& session, std::string_vi
 }
 
 void Router::dispatch(const std::shared_ptr<Session>& session, protocol::Request request) {
+  session->cancel_single_flight();
   auto it = table_.find(request.method);
   if (it == table_.end()) {
     Error e{ErrorCode::UnknownMethod, "unknown method '" + request.method + "'"};

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,21 @@ class Session : public std::enable_shared_from_this<Session> {
   virtual bool closed() const = 0;
   virtual std::uint64_t session_id() const = 0;
   virtual pid_t peer_pid() const = 0;
+
+  // A single-flight request (common/protocol/method_decl.hpp kSingleFlight)
+  // holds the connection: the router cancels it before dispatching the next
+  // request, the connection when it closes (EOF included). The request
+  // releases it when it answers.
+  void hold_single_flight(std::function<void()> cancel) { single_flight_ = std::move(cancel); }
+  void release_single_flight() { single_flight_ = nullptr; }
+  void cancel_single_flight() {
+    std::function<void()> cancel = std::move(single_flight_);
+    single_flight_ = nullptr;
+    if (cancel) cancel();
+  }
+
+ private:
+  std::function<void()> single_flight_;
 };
 
 }  // namespace signaltty::broker

@@ -302,6 +302,7 @@ Status Store::remove_pane(Txn& txn, std::string_view pane_id) {
   Tab& tab = tabs_.at(found->tab_id);
   panes_.erase(id);
   activity_touched_.erase(id);
+  transitions_.erase(id);
   txn.emit<ev::PaneClosed>({id});
   if (tab.layout.has_value()) {
     std::optional<Layout> next = remove_leaf(*tab.layout, id);
@@ -351,6 +352,7 @@ SnapshotDoc Store::to_snapshot() const {
   }
   for (const auto& [id, pane] : panes_) doc.panes.push_back(pane);
   doc.notifications.assign(notifications_.begin(), notifications_.end());
+  for (const auto& [id, t] : transitions_) doc.transitions.push_back(t);
   return doc;
 }
 
@@ -369,6 +371,7 @@ Result<Store> Store::from_snapshot(SnapshotDoc doc, Clock clock) {
   store.repair_layouts();
   store.backfill_handles();
   store.restore_notifications(std::move(doc.notifications));
+  store.restore_transitions(std::move(doc.transitions));
   return store;
 }
 

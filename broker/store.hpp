@@ -59,6 +59,11 @@ struct NotificationDraft {
   std::string source;  // osc9 | osc99 | osc777 | cli | hook:<agent>:<event> | adapter | system
 };
 
+// Where a lifecycle change came from (docs/rules.md, decision 12); carried
+// as `source` on agent.* events.
+enum class LifecycleSource { Hook, Screen, Osc, Exit, Process, User };
+std::string_view source_name(LifecycleSource source);
+
 class Store {
  public:
   explicit Store(Clock clock = system_clock_rfc3339());
@@ -203,8 +208,10 @@ class Store {
   // limits::kActivityTouchInterval per pane, never an event or a revision,
   // so output alone is never journaled; the next snapshot carries it.
   void note_output(std::string_view pane_id, std::chrono::steady_clock::time_point now);
-  // pane.attach with mark_seen: last_seen_at, and attention cleared
-  // (attention.cleared {pane_id, reason}) when it was raised.
+  // docs/rules.md "Clearing (mark seen)": last_seen_at always, and read_at on
+  // the pane's unread notifications (decision 11); unless a decision is
+  // pending, attention cleared (attention.cleared {pane_id, reason}) when it
+  // was raised. `reason`: mark_seen | attach | decision_answer.
   Status mark_pane_seen(Txn& txn, std::string_view pane_id, std::string_view reason);
   // pane.swap: both panes in one workspace, distinct, each in its tab's
   // layout (BAD_PARAMS otherwise). Emits tab.updated per touched tab,
@@ -218,6 +225,27 @@ class Store {
   // Runtime figure reported by the ptyhost; no event, no revision.
   void note_scrollback_len(std::string_view pane_id, std::uint64_t lines);
   std::vector<protocol::Pane> list_panes() const;
+
+  // ---- agent axes (broker/store_agents.cpp) --------------------------------
+  // docs/rules.md "Lifecycle axis": sets the lifecycle; on a change,
+  // last_lifecycle, lifecycle_since and (leaving working) last_run_secs, a
+  // new transition number, and agent.<state> {pane_id, lifecycle, prev,
+  // source}. The same value again changes and emits nothing.
+  Result<protocol::Pane> set_pane_lifecycle(Txn& txn, std::string_view pane_id,
+                                            protocol::Lifecycle lifecycle, LifecycleSource source);
+  // The pane's wait_baseline as pane.get returns it.
+  Result<protocol::WaitBaseline> wait_baseline(std::string_view pane_id) const;
+  // The pane's transition numbers (all zero before its first transition).
+  PaneTransitions transitions_of(std::string_view pane_id) const;
+  // docs/rules.md "Wait baseline": one check of a `wait`. NO_SUCH_PANE,
+  // IDENTITY_CHANGED, BAD_PARAMS (unknown state name, a baseline that is
+  // malformed or ahead) as errors; nullopt while nothing matches yet.
+  Result<std::optional<protocol::WaitResult>> check_wait(
+      std::string_view pane_id, const protocol::UntilSpec& until,
+      const std::optional<protocol::WaitBaseline>& after) const;
+  // docs/rules.md "Attention order": panes with attention, severity
+  // descending, then last_activity_at descending (then id); at most `limit`.
+  std::vector<protocol::AttentionPendingPane> pending_attention(std::size_t limit) const;
 
   // ---- persistence (docs/rules.md (Persistence), Snapshot) ----------------------------
   SnapshotDoc to_snapshot() const;
@@ -238,6 +266,13 @@ class Store {
   protocol::Pane& pane_at(const std::string& id) { return panes_.at(id); }
   Result<std::string> ensure_recovered_tab(Txn& txn);
   void set_attention(Txn& txn, protocol::Pane& pane, protocol::Attention next);
+  // broker/store_agents.cpp: a lifecycle change without its event, and the
+  // transition numbers of one change on either axis.
+  bool apply_lifecycle(protocol::Pane& pane, protocol::Lifecycle next, const std::string& now);
+  enum class Axis { Lifecycle, Attention };
+  void record_transition(const std::string& pane_id, Axis axis, std::string_view state);
+  void mark_notifications_read(const std::string& pane_id, const std::string& now);
+  void restore_transitions(std::vector<PaneTransitions> saved);
   void detach_leaf(Txn& txn, protocol::Tab& tab, const std::string& pane_id);
   void drop_tab(Txn& txn, const std::string& tab_id);
   void changed() { ++revision_; }
@@ -258,6 +293,7 @@ class Store {
   std::map<std::string, protocol::Pane, std::less<>> panes_;
   std::uint64_t revision_ = 0;
   std::deque<protocol::Json> notifications_;
+  std::map<std::string, PaneTransitions, std::less<>> transitions_;
   std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> activity_touched_;
   LaunchGate launches_;
 };

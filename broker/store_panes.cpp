@@ -160,6 +160,7 @@ void Store::set_attention(Txn& txn, Pane& pane, Attention next) {
   const Attention prev = pane.attention;
   if (next == prev) return;
   pane.attention = next;
+  record_transition(pane.id, Axis::Attention, protocol::encode(next).get<std::string>());
   if (next == Attention::None) {
     pane.attention_since.reset();
     return;
@@ -194,10 +195,7 @@ Result<Pane> Store::pane_exited(Txn& txn, std::string_view pane_id, std::optiona
   pane.pid = std::nullopt;
   pane.last_activity_at = now;
   txn.emit<ev::PaneExited>({pane.id, wire_code, wire_signal, pane.exit_reason});
-  if (prev_lifecycle != Lifecycle::Exited) {
-    pane.last_lifecycle = prev_lifecycle;
-    pane.lifecycle = Lifecycle::Exited;
-    pane.lifecycle_since = now;
+  if (apply_lifecycle(pane, Lifecycle::Exited, now)) {
     txn.emit<ev::AgentExited>(protocol::Json{
         {"pane_id", pane.id},
         {"exit_code", protocol::encode(wire_code)},
@@ -205,7 +203,7 @@ Result<Pane> Store::pane_exited(Txn& txn, std::string_view pane_id, std::optiona
         {"outcome", code && *code == 0 ? "done" : "failed"},
         {"lifecycle", protocol::encode(Lifecycle::Exited)},
         {"prev", protocol::encode(prev_lifecycle)},
-        {"source", "exit"}});
+        {"source", std::string(source_name(LifecycleSource::Exit))}});
   }
   const bool required = pane.attention == Attention::InputRequired ||
                         pane.attention == Attention::PermissionRequired;
@@ -298,7 +296,9 @@ Status Store::mark_pane_seen(Txn& txn, std::string_view pane_id, std::string_vie
   SIGNALTTY_TRY(const Pane* found, find_pane(pane_id));
   Pane& pane = pane_at(found->id);
   pane.last_seen_at = clock_();
-  if (pane.attention != Attention::None) {
+  mark_notifications_read(pane.id, *pane.last_seen_at);
+  // docs/rules.md "Clearing (mark seen)": a pending decision keeps its attention.
+  if (pane.attention != Attention::None && !pane.pending_decision) {
     set_attention(txn, pane, Attention::None);
     txn.emit<ev::AttentionCleared>({pane.id, std::string(reason)});
   }

@@ -218,14 +218,9 @@ void handle(p::PaneGet, Ctx& ctx, p::PaneRef&& params, Reply<p::PaneGetResult> r
                            [&services, id, reply = std::move(reply)](auto) {
                              auto now = services.store.find_pane(id);
                              if (!now.ok()) return reply(std::move(now).error());
-                             const p::Pane& pane = **now;
-                             p::WaitBaseline baseline;
-                             baseline.pane_id = pane.id;
-                             baseline.process_instance = pane.process_instance;
-                             if (pane.agent.agent_session_id)
-                               baseline.agent_session_id = *pane.agent.agent_session_id;
-                             baseline.session_generation = pane.session_generation;
-                             reply(p::PaneGetResult{pane, baseline});
+                             auto baseline = services.store.wait_baseline(id);
+                             if (!baseline.ok()) return reply(std::move(baseline).error());
+                             reply(p::PaneGetResult{**now, std::move(baseline).value()});
                            });
 }
 

@@ -218,6 +218,30 @@ struct PaneAgent {
   bool operator==(const PaneAgent&) const = default;
 };
 
+struct DecisionOption {
+  std::string id;
+  std::string label;
+  static constexpr auto fields() {
+    return std::tuple{req("id", &DecisionOption::id), req("label", &DecisionOption::label)};
+  }
+  bool operator==(const DecisionOption&) const = default;
+};
+
+// A pane's pending decision (at most one); set by hook-event.
+struct Decision {
+  std::string id;
+  std::string prompt;
+  std::vector<DecisionOption> options;
+  bool answerable = true;  // a stored decision without the key reads as answerable
+  std::string received_at;
+  static constexpr auto fields() {
+    return std::tuple{req("id", &Decision::id), req("prompt", &Decision::prompt),
+                      req("options", &Decision::options), opt("answerable", &Decision::answerable),
+                      opt("received_at", &Decision::received_at)};
+  }
+  bool operator==(const Decision&) const = default;
+};
+
 struct Pane {
   std::string id;
   std::string workspace_id;
@@ -237,6 +261,7 @@ struct Pane {
   Attention attention = Attention::None;
   std::optional<std::string> attention_since;
   std::optional<std::string> last_message;
+  std::optional<Decision> pending_decision;
   std::string created_at;
   std::string last_activity_at;
   std::optional<std::string> last_seen_at;
@@ -273,6 +298,7 @@ struct Pane {
         opt("attention", &Pane::attention),
         opt("attention_since", &Pane::attention_since),
         opt("last_message", &Pane::last_message),
+        opt("pending_decision", &Pane::pending_decision, "at most one; blocks clearing by seen"),
         opt("created_at", &Pane::created_at),
         opt("last_activity_at", &Pane::last_activity_at),
         opt("last_seen_at", &Pane::last_seen_at),

@@ -1,10 +1,12 @@
 // common/protocol/methods/agent.hpp: the agent-facing methods: decision.answer,
 // notify, hook-event, report-session, wait, focus.next_unread,
 // attention.pending, agents.list/reload (docs/rules.md,
-// Methods; not built yet).
+// Methods; notify, wait, focus.next_unread and attention.pending are built).
 // Also UntilSpec, the `until` value wait and task.wait share.
 // Runs in: every process. Never: classifies a hook; adapters live in broker/.
 #pragma once
+
+#include <chrono>
 
 #include "common/protocol/method_decl.hpp"
 #include "common/protocol/methods/pane.hpp"
@@ -19,6 +21,8 @@ inline constexpr double kHookAnswerTimeoutMinS = 1;
 inline constexpr double kHookAnswerTimeoutMaxS = 120;
 inline constexpr std::uint32_t kAttentionPendingDefault = 50;
 inline constexpr std::uint32_t kAttentionPendingMax = 500;
+// docs/rules.md "Wait baseline": a wait re-checks its pane this often besides on every event.
+inline constexpr std::chrono::milliseconds kWaitRecheck{500};
 
 enum class Severity { Info, Warning, Error };
 template <>
@@ -125,14 +129,7 @@ struct NotifyResult {
 
 // ---- hook-event -------------------------------------------------------------
 
-struct DecisionOption {
-  std::string id;
-  std::string label;
-  static constexpr auto fields() {
-    return std::tuple{req("id", &DecisionOption::id), req("label", &DecisionOption::label)};
-  }
-  bool operator==(const DecisionOption&) const = default;
-};
+// DecisionOption: common/protocol/model.hpp (the pane's pending decision holds them).
 // A decision as a hook reports it; the broker adds answerable and received_at.
 struct HookDecision {
   std::string id;
@@ -322,7 +319,7 @@ using DecisionAnswer =
     MethodDecl<"decision.answer", "Answer a pane's pending decision", DecisionAnswerParams,
                DecisionAnswerResult, kMutating, Availability::Planned>;
 using Notify = MethodDecl<"notify", "Post a notification, raising the pane's attention",
-                          NotifyParams, NotifyResult, kMutating, Availability::Planned>;
+                          NotifyParams, NotifyResult, kMutating>;
 // Single-flight and connection-bound only with wait_for_answer; an ordinary
 // report is answered at once.
 using HookEvent =
@@ -333,13 +330,13 @@ using ReportSession =
     MethodDecl<"report-session", "Record a pane's agent session id and resume command",
                ReportSessionParams, PaneResult, kMutating, Availability::Planned>;
 using Wait = MethodDecl<"wait", "Wait for a pane's lifecycle or attention state", WaitParams,
-                        WaitResult, kConnectionBound | kSingleFlight, Availability::Planned>;
+                        WaitResult, kConnectionBound | kSingleFlight>;
 using FocusNextUnread =
     MethodDecl<"focus.next_unread", "Name the pane most in need of attention", Empty,
-               FocusNextUnreadResult, kNoFlags, Availability::Planned>;
+               FocusNextUnreadResult, kNoFlags>;
 using AttentionPending =
     MethodDecl<"attention.pending", "List panes needing attention, most urgent first",
-               AttentionPendingParams, AttentionPendingResult, kNoFlags, Availability::Planned>;
+               AttentionPendingParams, AttentionPendingResult, kNoFlags>;
 using AgentsList = MethodDecl<"agents.list", "List loaded agent manifests and failures", Empty,
                               AgentsListResult, kNoFlags, Availability::Planned>;
 using AgentsReload =

@@ -497,7 +497,7 @@ using PaneClose = MethodDecl<"pane.close", "Signal a pane's program and remove t
 using PaneResume = MethodDecl<"pane.resume", "Start a restored pane's agent session again",
                               PaneRef, PaneLaunchResult, kMutating, Availability::Planned>;
 using PaneMarkSeen = MethodDecl<"pane.mark_seen", "Record that a pane was read", PaneRef,
-                                PaneResult, kMutating, Availability::Planned>;
+                                PaneResult, kMutating>;
 using PaneExplain = MethodDecl<"pane.explain", "Trace the screen rules against a pane",
                                PaneRef, PaneExplainResult, kNoFlags, Availability::Planned>;
 using PaneSubmit = MethodDecl<"pane.submit", "Paste a prompt into an agent and press Enter",
