@@ -34,6 +34,13 @@
 #include "common/log.hpp"
 #include "common/protocol/ptyhost_handshake.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+// Sanitizer builds only: AddressSanitizer lowers the core limit to 0 before
+// main, so harden_process() would record 0 as the user's limit and give the
+// panes that (docs/rules.md "Hardening"). The broker still lowers its own.
+extern "C" const char* __asan_default_options() { return "disable_coredump=0"; }
+#endif
+
 namespace signaltty::broker {
 namespace asio = boost::asio;
 using Local = asio::local::stream_protocol;

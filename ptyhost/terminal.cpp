@@ -558,6 +558,8 @@ std::size_t Terminal::memory_bytes() const {
 // libvterm's own vsnprintf calls for some replies (DECRQSS) and faults
 // where the real call does not (the same input is clean under valgrind
 // without sanitizers). libvterm is not instrumented, so that check adds
-// nothing here.
-extern "C" const char* __asan_default_options() { return "check_printf=0"; }
+// nothing here. AddressSanitizer also lowers the core limit to 0 when a
+// process starts, and the pane program would inherit that instead of the
+// user's limit (docs/rules.md "Hardening"): keep the limit the launcher set.
+extern "C" const char* __asan_default_options() { return "check_printf=0:disable_coredump=0"; }
 #endif
