@@ -28,11 +28,12 @@ constexpr std::string_view kSeenState = "seen";
 constexpr std::string_view kAttentionClearedState = "attention_cleared";
 constexpr std::string_view kExitedLiveState = "exited";
 
+// The enum value the wire spells `name` (the codec's own table).
 template <class E>
-std::optional<E> enum_named(std::string_view name) {
-  for (const auto& [value, text] : protocol::EnumNames<E>::names)
-    if (text == name) return value;
-  return std::nullopt;
+std::optional<E> enum_named(const std::string& name) {
+  auto value = protocol::decode<E>(protocol::Json(name));
+  if (!value.ok()) return std::nullopt;
+  return *value;
 }
 
 template <class E>

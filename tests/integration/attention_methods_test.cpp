@@ -94,5 +94,23 @@ TEST_F(AttentionMethods, WaitSeesTheExitTransitionAndAnotherRequestCancelsIt) {
     EXPECT_EQ(line.find("\"exited\""), std::string::npos) << line;
 }
 
+// A waiter that hangs up mid-wait (killed, or its terminal closed) is
+// forgotten: the transition it waited for answers nobody, and the broker
+// keeps answering everyone else.
+TEST_F(AttentionMethods, WaiterThatHangsUpMidWaitIsForgottenAndTheBrokerGoesOn) {
+  start();
+  Client client = connect();
+  const std::string a = spawn(client, make_workspace(client)["id"], {"cat"})["id"];
+  for (int i = 0; i < 3; ++i) {
+    Client gone = connect();
+    gone.send_request("wait", {{"pane_id", a}, {"until", "exited"}});
+  }  // each waiter's connection closes here, its wait still pending
+  client.call("pane.signal", {{"pane_id", a}, {"signal", "KILL"}});
+  ASSERT_TRUE(wait_until([&] { return get_pane(client, a)["lifecycle"] == "exited"; }));
+  const Json status = client.request("server.status");
+  EXPECT_TRUE(status.value("ok", false)) << status.dump();
+  EXPECT_TRUE(broker().running());
+}
+
 }  // namespace
 }  // namespace signaltty::itest
