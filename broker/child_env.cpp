@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+extern char** environ;
+
 namespace signaltty::broker {
 namespace {
 
@@ -55,6 +57,12 @@ std::vector<std::string> child_environment(const ChildEnvRequest& request) {
   if (request.parent_pane_id) set_env(env, "SIGNALTTY_PARENT_PANE", *request.parent_pane_id);
   if (request.task_id) set_env(env, "SIGNALTTY_TASK", *request.task_id);
   return env;
+}
+
+std::vector<std::string> broker_environment() {
+  std::vector<std::string> out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
+  return out;
 }
 
 }  // namespace signaltty::broker

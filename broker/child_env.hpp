@@ -27,6 +27,8 @@ struct ChildEnvRequest {
   std::optional<std::string> task_id;
 };
 std::vector<std::string> child_environment(const ChildEnvRequest& request);
+// The broker's own environment (environ), KEY=VALUE.
+std::vector<std::string> broker_environment();
 // True iff pane.spawn's `env` may set `key`.
 bool env_key_allowed(std::string_view key);
 

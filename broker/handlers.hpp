@@ -39,6 +39,7 @@ Result<p::TabResult> handle(p::TabSetRatio, Ctx& ctx, p::TabSetRatioParams&& par
 // broker/methods/pane.cpp: launching, lookup, names and places, close
 void handle(p::PaneSpawn, Ctx& ctx, p::PaneSpawnParams&& params, Reply<p::PaneLaunchResult> reply);
 void handle(p::PaneSplit, Ctx& ctx, p::PaneSplitParams&& params, Reply<p::PaneLaunchResult> reply);
+void handle(p::PaneResume, Ctx& ctx, p::PaneRef&& params, Reply<p::PaneLaunchResult> reply);
 void handle(p::PaneGet, Ctx& ctx, p::PaneRef&& params, Reply<p::PaneGetResult> reply);
 Result<p::PaneResult> handle(p::PaneRename, Ctx& ctx, p::PaneRenameParams&& params);
 Result<p::TabsResult> handle(p::PaneSwap, Ctx& ctx, p::PaneSwapParams&& params);
@@ -52,6 +53,10 @@ void handle(p::PaneSignal, Ctx& ctx, p::PaneSignalParams&& params,
             Reply<p::PaneSignalResult> reply);
 void handle(p::PaneRead, Ctx& ctx, p::PaneReadParams&& params, Reply<p::PaneReadResult> reply);
 void handle(p::PaneClear, Ctx& ctx, p::PaneRef&& params, Reply<p::Empty> reply);
+
+// broker/methods/pane_submit.cpp
+void handle(p::PaneSubmit, Ctx& ctx, p::PaneSubmitParams&& params,
+            Reply<p::PaneSubmitResult> reply);
 
 // broker/methods/pane_wait.cpp
 void handle(p::PaneWaitForOutput, Ctx& ctx, p::PaneWaitForOutputParams&& params,
@@ -68,6 +73,14 @@ Result<p::PaneResult> handle(p::PaneMarkSeen, Ctx& ctx, p::PaneRef&& params);
 Result<p::AttentionPendingResult> handle(p::AttentionPending, Ctx& ctx,
                                          p::AttentionPendingParams&& params);
 Result<p::FocusNextUnreadResult> handle(p::FocusNextUnread, Ctx& ctx, p::Empty&& params);
+
+// broker/methods/hook_event.cpp: with wait_for_answer, replies once answered
+void handle(p::HookEvent, Ctx& ctx, p::HookEventParams&& params, Reply<p::HookEventResult> reply);
+
+// broker/methods/decision.cpp: decisions and agent sessions
+void handle(p::DecisionAnswer, Ctx& ctx, p::DecisionAnswerParams&& params,
+            Reply<p::DecisionAnswerResult> reply);
+Result<p::PaneResult> handle(p::ReportSession, Ctx& ctx, p::ReportSessionParams&& params);
 
 // broker/methods/agent_wait.cpp
 void handle(p::Wait, Ctx& ctx, p::WaitParams&& params, Reply<p::WaitResult> reply);

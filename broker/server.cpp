@@ -28,6 +28,8 @@
 #include "broker/snapshot_store.hpp"
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
+#include "broker/native_decisions.hpp"
+#include "broker/pane_resume.hpp"
 #include "broker/viewers.hpp"
 #include "common/close_on_exec.hpp"
 #include "common/fs.hpp"
@@ -97,6 +99,7 @@ struct Server::Impl {
   std::unique_ptr<EventPipeline> pipeline;
   std::unique_ptr<SnapshotScheduler> snapshots;
   std::unique_ptr<Viewers> viewers;
+  std::unique_ptr<DecisionRoutes> routes;
   std::unique_ptr<Supervisor> supervisor;
   std::unique_ptr<Services> services;
   std::unique_ptr<Router> router;
@@ -157,11 +160,12 @@ Status Server::Impl::open_state() {
   snapshots = std::make_unique<SnapshotScheduler>(
       io, config.state_dir, [this] { return store->to_snapshot(); },
       [this] { return store->revision(); });
+  routes = std::make_unique<DecisionRoutes>();
   viewers = std::make_unique<Viewers>([this] { return pipeline->take_ephemeral_seq(); });
   supervisor = std::make_unique<Supervisor>(io, SupervisorConfig{panes_dir(), config.state_dir},
                                             *launcher, *store, *pipeline, *snapshots, *viewers);
   services = std::make_unique<Services>(Services{io, config, *store, *pipeline, *hub, *snapshots,
-                                                 *supervisor, *viewers,
+                                                 *supervisor, *viewers, *routes,
                                                  std::chrono::steady_clock::now(),
                                                  [this] { stop("server.shutdown"); }});
   router = std::make_unique<Router>(*services);
@@ -185,6 +189,8 @@ void Server::Impl::adopt_ptyhosts() {
   if (!done) log::warn("ptyhost adoption did not finish in time; serving anyway");
   io.restart();
   supervisor->start_tail_refresh();
+  expect_native_reporters(*services);
+  auto_resume_panes(*services);  // decision 5
 }
 
 Status Server::Impl::listen() {

@@ -21,6 +21,7 @@ class EventHub;
 class SnapshotScheduler;
 class Supervisor;
 class Viewers;
+class DecisionRoutes;
 
 struct Services {
   boost::asio::io_context& io;
@@ -31,6 +32,7 @@ struct Services {
   SnapshotScheduler& snapshots;
   Supervisor& supervisor;  // panes' processes (broker/supervisor.hpp)
   Viewers& viewers;        // who attached which pane (broker/viewers.hpp)
+  DecisionRoutes& routes;  // waiting native permission reporters (broker/native_decisions.hpp)
   std::chrono::steady_clock::time_point started_at;
   // Orderly stop: save the snapshot, close the listener, exit 0.
   std::function<void()> request_stop;

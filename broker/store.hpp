@@ -102,7 +102,8 @@ class Store {
   // naming `cwd`) and is stored resolved (realpath). The handle is derived
   // from the name and unique. Emits workspace.created {workspace}.
   Result<protocol::Workspace> create_workspace(Txn& txn, std::optional<std::string> name,
-                                               std::optional<std::string> cwd);
+                                               std::optional<std::string> cwd,
+                                               bool auto_resume = false);
   // Changes the name only (the handle is immutable). Emits
   // workspace.updated {workspace}, nothing when the name is unchanged.
   Result<protocol::Workspace> rename_workspace(Txn& txn, std::string_view id_or_handle,
@@ -179,6 +180,12 @@ class Store {
   // agent resume_argv; an exited one EXITED; pid and ptyhost_pid null.
   // Emits pane.updated when anything changed.
   Result<protocol::Pane> pane_without_process(Txn& txn, std::string_view pane_id);
+  // pane.resume (docs/rules.md "Resume"): the pane runs again in its slot
+  // with a new process_instance; live, LIVE, exit fields cleared, lifecycle
+  // unknown (agent.unknown, source user). Emits pane.created {pane,
+  // resumed: true}.
+  Result<protocol::Pane> resume_pane(Txn& txn, std::string_view pane_id, std::int64_t pid,
+                                     std::int64_t ptyhost_pid);
   // pane.rename: a valid unique name, or nullopt to clear. Emits pane.updated.
   Result<protocol::Pane> rename_pane(Txn& txn, std::string_view pane_key,
                                      const std::optional<std::string>& name);
@@ -246,6 +253,51 @@ class Store {
   // docs/rules.md "Attention order": panes with attention, severity
   // descending, then last_activity_at descending (then id); at most `limit`.
   std::vector<protocol::AttentionPendingPane> pending_attention(std::size_t limit) const;
+
+  // ---- hooks, sessions and decisions (broker/store_decisions.cpp) ---------
+  // docs/rules.md "Agent sessions": a hook or report-session names the
+  // pane's agent session. A specific `kind` becomes the pane's agent kind; a
+  // session id other than the recorded one bumps session_generation (a wait
+  // baseline taken before reads IDENTITY_CHANGED) and rebuilds resume_argv
+  // from the adapter; a given `resume_argv` replaces it. Emits pane.updated
+  // when anything changed.
+  Result<protocol::Pane> record_agent_session(
+      Txn& txn, std::string_view pane_id, protocol::AgentKind kind, const std::string& session_id,
+      const std::optional<std::vector<std::string>>& resume_argv = std::nullopt);
+  // A hook's summary: last_message (cleaned, <=2000 code points) and
+  // last_activity_at. No event of its own (the hook's transitions carry it).
+  Status note_hook_message(std::string_view pane_id, std::string_view message);
+  // A hook's explicit clear: attention none (attention.cleared {pane_id,
+  // reason}) when raised, and the pending decision dropped (decision.cleared
+  // reason attention_cleared).
+  Status clear_pane_attention(Txn& txn, std::string_view pane_id, std::string_view reason);
+  // docs/rules.md "Decision": validated (BAD_PARAMS naming the field), its
+  // received_at set, superseding any pending one: decision.created {pane_id,
+  // decision, prev}. The same decision again (a reporter re-registering
+  // after a restart) emits decision.created only when `answerable` changed.
+  Result<protocol::Decision> set_pending_decision(Txn& txn, std::string_view pane_id,
+                                                  protocol::Decision decision);
+  // The checks of set_pending_decision alone, changing nothing.
+  static Result<protocol::Decision> validated_decision(protocol::Decision decision);
+  // Drops the pending decision unanswered: decision.cleared {pane_id,
+  // decision_id, reason}. With `only_id`, only when that decision is the
+  // pending one. False when nothing was dropped.
+  bool clear_pending_decision(Txn& txn, std::string_view pane_id, std::string_view reason,
+                              std::optional<std::string_view> only_id = std::nullopt);
+  // The native decision lost its waiting reporter (a broker restart): it
+  // stays pending, not answerable, until the reporter re-registers. No event.
+  void mark_decision_unanswerable(std::string_view pane_id, std::string_view decision_id);
+  // decision.answer's checks, changing nothing: NO_SUCH_DECISION unless
+  // `decision_id` is the pane's pending decision; BAD_PARAMS for an option it
+  // does not offer. Returns the option's 0-based index.
+  Result<std::size_t> check_answer(std::string_view pane_id, std::string_view decision_id,
+                                   std::string_view option_id) const;
+  // decision.answer's store half (docs/rules.md "Decision"): the id consumed
+  // (decision.answered {pane_id, decision_id, option_id}), the pane marked
+  // seen (reason decision_answer) and a blocked pane back to working
+  // (source user).
+  Result<protocol::Pane> answer_decision(Txn& txn, std::string_view pane_id,
+                                         std::string_view decision_id, std::string_view option_id);
 
   // ---- persistence (docs/rules.md (Persistence), Snapshot) ----------------------------
   SnapshotDoc to_snapshot() const;

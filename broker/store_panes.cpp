@@ -31,6 +31,8 @@ constexpr std::string_view kSpawnTabTitle = "agents";
 constexpr std::string_view kRecoveredWorkspaceName = "recovered";
 constexpr std::string_view kLiveState = "live";
 constexpr std::string_view kExitedState = "exited";
+// docs/rules.md "Decision": why an exit drops the pending decision.
+constexpr std::string_view kPaneExitedReason = "pane_exited";
 
 Error pane_param_error(std::string message, std::string_view pane_id) {
   Error e = bad_params(std::move(message));
@@ -195,6 +197,7 @@ Result<Pane> Store::pane_exited(Txn& txn, std::string_view pane_id, std::optiona
   pane.pid = std::nullopt;
   pane.last_activity_at = now;
   txn.emit<ev::PaneExited>({pane.id, wire_code, wire_signal, pane.exit_reason});
+  clear_pending_decision(txn, pane.id, kPaneExitedReason);
   if (apply_lifecycle(pane, Lifecycle::Exited, now)) {
     txn.emit<ev::AgentExited>(protocol::Json{
         {"pane_id", pane.id},
@@ -232,6 +235,26 @@ Result<Pane> Store::pane_without_process(Txn& txn, std::string_view pane_id) {
   Pane& pane = pane_at(found->id);
   pane = std::move(next);
   txn.emit<ev::PaneUpdated>({pane, std::nullopt});
+  changed();
+  return pane;
+}
+
+Result<Pane> Store::resume_pane(Txn& txn, std::string_view pane_id, std::int64_t pid,
+                                std::int64_t ptyhost_pid) {
+  SIGNALTTY_TRY(const Pane* found, find_pane(pane_id));
+  Pane& pane = pane_at(found->id);
+  pane.pid = pid;
+  pane.ptyhost_pid = ptyhost_pid;
+  pane.live = protocol::PaneLive{};
+  pane.restore_state = RestoreState::Live;
+  pane.exit_code.reset();
+  pane.exit_signal.reset();
+  pane.exit_reason.reset();
+  pane.process_instance = new_id("proc");
+  pane.last_activity_at = clock_();
+  auto unknown = set_pane_lifecycle(txn, pane.id, Lifecycle::Unknown, LifecycleSource::User);
+  if (!unknown.ok()) return std::move(unknown).error();
+  txn.emit<ev::PaneCreated>({pane, true});
   changed();
   return pane;
 }

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cli/agent_context.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/human_output.hpp"
+#include "cli/skill_command.hpp"
 #include "common/protocol/schema.hpp"
 #include "common/version.hpp"
 
@@ -40,10 +42,15 @@ Cli::Cli() : app_(kDescription, "signaltty") {
   events_ = std::make_unique<EventsCommand>(app_);
   new_ = std::make_unique<NewCommand>(app_);
   attach_ = std::make_unique<AttachCommand>(app_);
+  skill_ = std::make_unique<SkillCommand>(app_);
   pane_commands_ = std::make_unique<PaneCommands>(*groups_.at("pane"),
                                                   generated(protocol::PaneInput::name),
                                                   generated(protocol::PaneWaitForOutput::name));
+  agent_context_ = std::make_unique<AgentContext>(generated(protocol::Notify::name),
+                                                  generated(protocol::HookEvent::name));
 }
+
+Cli::~Cli() = default;
 
 const CommandBinding& Cli::generated(std::string_view method) const {
   auto it = std::find_if(commands_.begin(), commands_.end(),
@@ -122,6 +129,7 @@ int Cli::execute(const CliIo& io) {
   const std::string socket_path = resolve_socket_path(socket_flag_, io.env, io.uid);
   if (new_->chosen()) return new_->run(socket_path, json_style(), io);
   if (attach_->chosen()) return attach_->run(socket_path, io);
+  if (skill_->chosen()) return skill_->run(io.out);
   const CommandBinding* command = chosen_command();
   if (command == nullptr && !events_chosen() && !pane_commands_->chosen()) {
     io.err << "error: no command given; see --help\n";
@@ -136,16 +144,21 @@ int Cli::execute(const CliIo& io) {
 
 int Cli::run_method(const CommandBinding& command, Client& client, const CliIo& io) {
   auto params = pane_commands_->params_for(command, io);
+  if (params.ok()) params = agent_context_->complete(command, std::move(*params), io);
   if (!params.ok()) {
     const int status = fail(io.err, params.error());
     return params.error().code == ErrorCode::BadParams ? kExitUsage : status;
   }
   auto result = client.call(command.spec().method, *params);
   if (!result.ok()) return fail(io.err, result.error());
-  if (json_ || pretty_)
+  if (json_ || pretty_) {
     render_json(*result, pretty_ ? JsonStyle::Pretty : JsonStyle::OneLine, io.out);
-  else
+  } else if (agent_context_->quiet_stdout(command)) {
+    if (auto verdict = AgentContext::verdict_of(*result)) io.out << *verdict << '\n';
+    render_human(command.spec().method, *result, io.err);
+  } else {
     render_human(command.spec().method, *result, io.out);
+  }
   io.out.flush();
   return kExitOk;
 }

@@ -39,9 +39,13 @@ struct CliIo {
   int out_fd = STDOUT_FILENO;
 };
 
+class AgentContext;
+class SkillCommand;
+
 class Cli {
  public:
   Cli();
+  ~Cli();
   Cli(const Cli&) = delete;
   Cli& operator=(const Cli&) = delete;
 
@@ -78,6 +82,8 @@ class Cli {
   std::unique_ptr<NewCommand> new_;
   std::unique_ptr<AttachCommand> attach_;
   std::unique_ptr<PaneCommands> pane_commands_;
+  std::unique_ptr<AgentContext> agent_context_;
+  std::unique_ptr<SkillCommand> skill_;
 };
 
 // Parses, runs and returns the process exit status.

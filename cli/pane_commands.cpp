@@ -22,6 +22,8 @@ using protocol::Json;
 constexpr std::size_t kStdinMaxBytes = (1u << 20) / 4 * 3;
 constexpr char kCarriageReturn = '\r';
 constexpr char kEscape = '\x1b';
+// `pane list`: how much of a pending decision's prompt its cell shows.
+constexpr std::size_t kDecisionCellPromptBytes = 40;
 
 int report(const Error& error, const CliIo& io) {
   io.err << error_line(error) << '\n';
@@ -121,17 +123,37 @@ std::string joined_argv(const std::vector<std::string>& argv) {
   return out;
 }
 
+// The pending decision in a cell: its prompt's first line, cut, and the
+// option ids ("Allow Bash? [once|deny]"), read-only ones marked.
+std::string decision_cell(const protocol::Pane& pane) {
+  if (!pane.pending_decision) return "-";
+  const protocol::Decision& d = *pane.pending_decision;
+  std::string first = d.prompt.substr(0, d.prompt.find('\n'));
+  if (first.size() > kDecisionCellPromptBytes) {
+    std::size_t end = kDecisionCellPromptBytes;
+    while (end > 0 && (static_cast<unsigned char>(first[end]) & 0xC0) == 0x80) --end;
+    first = first.substr(0, end) + "...";
+  }
+  std::string options;
+  for (const auto& option : d.options) options += (options.empty() ? "" : "|") + option.id;
+  return first + " [" + options + "]" + (d.answerable ? "" : " (read-only)");
+}
+
+template <class E>
+std::string name_of(E value) {
+  return protocol::encode(value).template get<std::string>();
+}
+
 void print_pane_table(const std::vector<ListedPane>& panes, std::ostream& out) {
   if (panes.empty()) {
     out << "no panes\n";
     return;
   }
-  Table table({"ID", "NAME", "WORKSPACE", "PROCESS", "SIZE", "LIFECYCLE", "COMMAND"});
-  for (const auto& [json, p, handle] : panes) {
-    const std::string size = std::to_string(p.pty_size.cols) + "x" + std::to_string(p.pty_size.rows);
-    table.add_row({p.id, p.name.value_or("-"), handle, process_state(p), size,
-                   protocol::encode(p.lifecycle).get<std::string>(), joined_argv(p.argv)});
-  }
+  Table table({"ID", "NAME", "WORKSPACE", "AGENT", "LIFECYCLE", "ATTENTION", "DECISION", "PROCESS",
+               "COMMAND"});
+  for (const auto& [json, p, handle] : panes)
+    table.add_row({p.id, p.name.value_or("-"), handle, name_of(p.agent.kind), name_of(p.lifecycle),
+                   name_of(p.attention), decision_cell(p), process_state(p), joined_argv(p.argv)});
   table.print(out);
 }
 

@@ -100,4 +100,14 @@ inline constexpr std::size_t kNotificationsKept = 200;
 // this often per pane, so a chatty program costs no more than that.
 inline constexpr std::chrono::milliseconds kActivityTouchInterval{1000};
 
+// docs/rules.md "Decision": our caps on a pending decision (not in the
+// spec). The prompt is cut at a code point boundary (a native prompt holds
+// the pretty-printed tool input); ids, options and labels past their cap
+// are BAD_PARAMS.
+inline constexpr std::size_t kDecisionPromptMaxChars = 4000;
+inline constexpr std::size_t kDecisionIdMaxBytes = 128;
+inline constexpr std::size_t kDecisionOptionsMax = 16;
+inline constexpr std::size_t kDecisionOptionIdMaxBytes = 64;
+inline constexpr std::size_t kDecisionLabelMaxChars = 200;
+
 }  // namespace signaltty::limits

@@ -13,6 +13,7 @@ namespace {
 
 struct Options {
   std::optional<std::string> agent, event, pane, payload;
+  int wait_for_answer = 0;  // times given
 };
 
 // Splits "--name=value"; a bare "--name" takes the next argument.
@@ -43,6 +44,9 @@ std::optional<UsageError> scan(const std::vector<std::string>& args, Options& ou
     if (is_option(arg, "--agent")) error = take(args, i, "--agent", out.agent);
     else if (is_option(arg, "--event")) error = take(args, i, "--event", out.event);
     else if (is_option(arg, "--pane")) error = take(args, i, "--pane", out.pane);
+    else if (arg == "--wait-for-answer" && out.wait_for_answer++ > 0)
+      error = UsageError{"--wait-for-answer given twice"};
+    else if (arg == "--wait-for-answer") continue;
     else if (arg.starts_with("-")) error = UsageError{"unknown option " + std::string(arg)};
     else if (out.payload) error = UsageError{"more than one payload argument"};
     else out.payload = std::string(arg);
@@ -67,7 +71,7 @@ Parsed parse_args(const std::vector<std::string>& args, const std::optional<std:
     return UsageError{"--agent: " + *options.agent + " is not one of " +
                       protocol::Codec<protocol::AgentKind>::choices()};
   RelayArgs out{*kind, std::move(*options.event), std::move(options.pane),
-                std::move(options.payload)};
+                std::move(options.payload), options.wait_for_answer > 0};
   if (out.pane_id && out.pane_id->empty()) out.pane_id.reset();
   if (!out.pane_id && env_pane && !env_pane->empty()) out.pane_id = env_pane;
   return out;

@@ -1,6 +1,6 @@
 // hookrelay/args.hpp: the command line of signaltty-hookrelay
 // (docs/rules.md "Hook relay"):
-//   signaltty-hookrelay --agent KIND --event NAME [--pane ID] [PAYLOAD]
+//   signaltty-hookrelay --agent KIND --event NAME [--pane ID] [--wait-for-answer] [PAYLOAD]
 // PAYLOAD is for hooks that pass their JSON as an argument (Codex `notify`);
 // without it the payload is read from stdin.
 // Runs in: signaltty-hookrelay. Never: reads the environment (the caller
@@ -21,6 +21,8 @@ struct RelayArgs {
   std::string event;
   std::optional<std::string> pane_id;
   std::optional<std::string> payload_arg;
+  // A native PermissionRequest: wait for the answer and print the verdict.
+  bool wait_for_answer = false;
 };
 struct ShowVersion {};
 struct ShowHelp {};
@@ -35,6 +37,7 @@ using Parsed = std::variant<RelayArgs, ShowVersion, ShowHelp, UsageError>;
 Parsed parse_args(const std::vector<std::string>& args, const std::optional<std::string>& env_pane);
 
 inline constexpr const char* kUsage =
-    "usage: signaltty-hookrelay --agent KIND --event NAME [--pane ID] [PAYLOAD]";
+    "usage: signaltty-hookrelay --agent KIND --event NAME [--pane ID] [--wait-for-answer] "
+    "[PAYLOAD]";
 
 }  // namespace signaltty::hookrelay

@@ -1,9 +1,10 @@
 // hookrelay/main.cpp: signaltty-hookrelay, the program an agent hook runs
 // (docs/rules.md "Hook relay", decision 21): never breaks the hook. Exit 0
 // whatever the broker does (one stderr line when the event was not
-// taken), 2 only for a usage error; stdout stays empty.
-// Runs in: signaltty-hookrelay. Never: prints to stdout except --version
-// and --help, or outlives kWatchdog.
+// taken), 2 only for a usage error; stdout stays empty but for the
+// waiting mode's verdict.
+// Runs in: signaltty-hookrelay. Never: prints to stdout except --version,
+// --help and a verdict, or outlives kWatchdog (kAnswerWatchdog waiting).
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -32,11 +33,11 @@ void on_watchdog(int) {
   ::_exit(kExitOk);
 }
 
-void arm_watchdog() {
+void arm_watchdog(std::chrono::milliseconds after) {
   struct sigaction action {};
   action.sa_handler = on_watchdog;
   ::sigaction(SIGALRM, &action, nullptr);
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(kWatchdog).count();
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(after).count();
   itimerval timer{};
   timer.it_value.tv_sec = static_cast<time_t>(us / 1000000);
   timer.it_value.tv_usec = static_cast<suseconds_t>(us % 1000000);
@@ -48,10 +49,16 @@ void say(std::FILE* to, const std::string& line) {
   std::fputc('\n', to);
 }
 
-int run(const RelayArgs& args, Clock::time_point deadline) {
+int run(const RelayArgs& args, Clock::time_point started_at) {
+  arm_watchdog(args.wait_for_answer ? kAnswerWatchdog : kWatchdog);
   const std::string socket_path = signaltty::cli::resolve_socket_path(
       "", signaltty::cli::process_env, ::getuid());
-  RelayOutcome outcome = relay_hook(args, STDIN_FILENO, socket_path, deadline);
+  RelayOutcome outcome =
+      relay_hook(args, STDIN_FILENO, socket_path, started_at + kIoBudget, started_at);
+  if (auto verdict = verdict_line(outcome)) {
+    say(stdout, *verdict);
+    std::fflush(stdout);
+  }
   if (outcome.feedback) say(stderr, *outcome.feedback);
   return kExitOk;
 }
@@ -59,8 +66,7 @@ int run(const RelayArgs& args, Clock::time_point deadline) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto deadline = Clock::now() + kIoBudget;
-  arm_watchdog();
+  const auto started_at = Clock::now();
   std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
   Parsed parsed = parse_args(args, signaltty::cli::process_env("SIGNALTTY_PANE"));
   if (std::holds_alternative<ShowVersion>(parsed)) {
@@ -75,5 +81,5 @@ int main(int argc, char** argv) {
     say(stderr, std::string("signaltty-hookrelay: ") + error->message + "\n" + kUsage);
     return kExitUsage;
   }
-  return run(std::get<RelayArgs>(parsed), deadline);
+  return run(std::get<RelayArgs>(parsed), started_at);
 }

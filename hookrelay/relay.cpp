@@ -6,13 +6,16 @@
 #include "hookrelay/relay.hpp"
 
 #include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 
 #include "cli/client.hpp"
+#include "common/ids.hpp"
 #include "common/protocol/json_parse.hpp"
+#include "common/protocol/methods/agent.hpp"
 
 namespace signaltty::hookrelay {
 namespace {
@@ -67,7 +70,84 @@ std::optional<std::string> refusal_in(const Json& result) {
   return dropped ? "dropped (" + reason + ")" : reason;
 }
 
+// A wait whose connection this is can be taken up again elsewhere: the
+// broker closed it (crash, restart) or is not listening right now.
+bool broker_went_away(const Error& e) {
+  return e.code == ErrorCode::IoError || e.code == ErrorCode::NoSuchServer;
+}
+
+void pause_before_reconnect() {
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(kReconnectInterval).count();
+  timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+double seconds_until(Clock::time_point t) {
+  const double left = std::chrono::duration<double>(t - Clock::now()).count();
+  return std::clamp(left, protocol::kHookAnswerTimeoutMinS, protocol::kHookAnswerTimeoutMaxS);
+}
+
+RelayOutcome answered(const RelayArgs& args, Json result) {
+  auto refusal = refusal_in(result);
+  RelayOutcome out{std::move(result), std::nullopt};
+  if (refusal) out.feedback = feedback_for(args, *refusal);
+  return out;
+}
+
+// One registration after another until the broker answers, refuses, or
+// the wait is over. The first connect gets the plain I/O budget: with no
+// broker at all the agent shows its own dialog at once.
+RelayOutcome wait_for_verdict(const RelayArgs& args, const Json& payload,
+                              const std::string& socket_path, Clock::time_point started_at) {
+  const std::string decision_id = new_id(protocol::kNativeDecisionPrefix);
+  const auto answer_by = started_at + kAnswerWait;
+  const auto give_up = answer_by + kAnswerSlack;
+  bool registered = false;
+  while (Clock::now() < answer_by) {
+    auto client = cli::Client::connect(socket_path, ::getuid(),
+                                       registered ? give_up : started_at + kIoBudget);
+    if (!client.ok()) {
+      if (!registered || !broker_went_away(client.error()))
+        return {std::nullopt, feedback_for(args, client.error().message)};
+      pause_before_reconnect();
+      continue;
+    }
+    Json params = hook_event_params(args, payload, static_cast<std::int64_t>(::getpid()));
+    params["wait_for_answer"] = true;
+    params["decision_id"] = decision_id;
+    params["wait_timeout_s"] = seconds_until(answer_by);
+    registered = true;
+    auto result = client->call("hook-event", params, give_up);
+    if (result.ok()) return answered(args, std::move(*result));
+    if (!broker_went_away(result.error()))
+      return {std::nullopt, feedback_for(args, std::string(wire_name(result.error().code)) + ": " +
+                                                   result.error().message)};
+  }
+  return {std::nullopt, feedback_for(args, "no answer within the wait; the agent asks itself")};
+}
+
 }  // namespace
+
+bool waits_for_answer(const RelayArgs& args, const std::optional<Json>& payload) {
+  const bool native = args.agent == protocol::AgentKind::Claude ||
+                      args.agent == protocol::AgentKind::Codex;
+  if (!args.wait_for_answer || !native || args.event != "PermissionRequest") return false;
+  if (!payload || !payload->is_object()) return false;
+  auto text = [&](const char* key) {
+    auto it = payload->find(key);
+    return it != payload->end() && it->is_string() && !it->get_ref<const std::string&>().empty();
+  };
+  auto input = payload->find("tool_input");
+  return text("session_id") && text("tool_name") && input != payload->end() && input->is_object();
+}
+
+std::optional<std::string> verdict_line(const RelayOutcome& outcome) {
+  if (!outcome.result || !outcome.result->is_object()) return std::nullopt;
+  auto it = outcome.result->find("native_verdict");
+  if (it == outcome.result->end() || !it->is_object()) return std::nullopt;
+  return it->dump();
+}
 
 Result<std::optional<Json>> read_payload(const RelayArgs& args, int stdin_fd,
                                          Clock::time_point deadline) {
@@ -95,9 +175,11 @@ Json hook_event_params(const RelayArgs& args, const std::optional<Json>& payload
 }
 
 RelayOutcome relay_hook(const RelayArgs& args, int stdin_fd, const std::string& socket_path,
-                        Clock::time_point deadline) {
+                        Clock::time_point deadline, Clock::time_point started_at) {
   auto payload = read_payload(args, stdin_fd, deadline);
   if (!payload.ok()) return {std::nullopt, feedback_for(args, payload.error().message)};
+  if (waits_for_answer(args, *payload))
+    return wait_for_verdict(args, **payload, socket_path, started_at);
   auto client = cli::Client::connect(socket_path, ::getuid(), deadline);
   if (!client.ok()) return {std::nullopt, feedback_for(args, client.error().message)};
   Json params = hook_event_params(args, *payload, static_cast<std::int64_t>(::getpid()));
@@ -106,10 +188,7 @@ RelayOutcome relay_hook(const RelayArgs& args, int stdin_fd, const std::string& 
     const Error& e = result.error();
     return {std::nullopt, feedback_for(args, std::string(wire_name(e.code)) + ": " + e.message)};
   }
-  auto refusal = refusal_in(*result);
-  RelayOutcome out{std::move(*result), std::nullopt};
-  if (refusal) out.feedback = feedback_for(args, *refusal);
-  return out;
+  return answered(args, std::move(*result));
 }
 
 }  // namespace signaltty::hookrelay

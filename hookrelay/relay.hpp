@@ -1,15 +1,18 @@
 // hookrelay/relay.hpp: one agent hook to the broker as one `hook-event`
 // request (docs/rules.md "Hook relay", decision 21).
-// Runs in: signaltty-hookrelay. Never: writes to stdout, retries a request,
-// or reports a failure any other way than as the one feedback line.
+// The waiting mode (--wait-for-answer on a native Claude/Codex
+// PermissionRequest) registers a decision id of its own choosing and holds
+// the connection until the broker answers; when the broker goes away
+// mid-wait it reconnects and registers the same id again for the rest of
+// the wait, so a restarted broker still reaches it.
+// Runs in: signaltty-hookrelay. Never: writes to stdout (the caller prints
+// a verdict), resubmits a plain report, or reports a failure any other way
+// than as the one feedback line.
 //
 // Usage:
 //   RelayOutcome out = relay_hook(args, stdin_fd, socket_path, deadline);
 //   if (out.feedback) write it to stderr;   // exit 0 either way
-//
-// The waiting mode (wait_for_answer: print the native verdict on stdout)
-// is a later step: it adds a request flag and a printer for
-// RelayOutcome::result; nothing here needs to change shape for it.
+//   if (auto line = verdict_line(out)) print it on stdout;   // waiting mode
 #pragma once
 
 #include <chrono>
@@ -30,6 +33,15 @@ inline constexpr std::size_t kMaxPayloadBytes = 1u << 20;
 inline constexpr std::chrono::milliseconds kIoBudget{2000};
 inline constexpr std::chrono::milliseconds kWatchdog{2500};
 
+// Waiting mode: the broker holds the wait at most kAnswerWait from the
+// relay's start; the relay listens kAnswerSlack longer and a watchdog ends
+// it at kAnswerWatchdog, before the provider's own 125 s hook timeout.
+inline constexpr std::chrono::seconds kAnswerWait{120};
+inline constexpr std::chrono::seconds kAnswerSlack{1};
+inline constexpr std::chrono::milliseconds kAnswerWatchdog{123000};
+// Between attempts to reach a broker that went away mid-wait.
+inline constexpr std::chrono::milliseconds kReconnectInterval{100};
+
 using Clock = std::chrono::steady_clock;
 
 struct RelayOutcome {
@@ -49,8 +61,17 @@ Result<std::optional<protocol::Json>> read_payload(const RelayArgs& args, int st
 protocol::Json hook_event_params(const RelayArgs& args, const std::optional<protocol::Json>& payload,
                                  std::int64_t client_pid);
 
-// Reads the payload, sends the request, waits for the reply until `deadline`.
+// --wait-for-answer on a claude/codex PermissionRequest whose payload has a
+// string session_id and tool_name and an object tool_input.
+bool waits_for_answer(const RelayArgs& args, const std::optional<protocol::Json>& payload);
+
+// Reads the payload, sends the request, waits for the reply until
+// `deadline`; in waiting mode (waits_for_answer) until kAnswerWait after
+// `started_at`, reconnecting after a lost broker.
 RelayOutcome relay_hook(const RelayArgs& args, int stdin_fd, const std::string& socket_path,
-                        Clock::time_point deadline);
+                        Clock::time_point deadline, Clock::time_point started_at);
+
+// The waiting mode's verdict line for stdout; nullopt = print nothing.
+std::optional<std::string> verdict_line(const RelayOutcome& outcome);
 
 }  // namespace signaltty::hookrelay

@@ -20,6 +20,7 @@ readonly PACKAGES=(
   libtomlplusplus-dev libssl-dev
   tmux util-linux procps
   dbus  # tests only: the logind test runs a private dbus-daemon
+  jq    # tests only: the skill's walkthrough (docs/skill.md) reads --json with jq
 )
 readonly BUILD_JOBS=2
 # How long `run` waits for a background broker to answer server.status.
@@ -102,8 +103,10 @@ build() {
 
 # ---- test / bench ------------------------------------------------------------
 
+# Two at a time, as the build: every test waits on events with deadlines
+# and owns its temporary directories, so tests never share state.
 run_tests() {
-  ctest --test-dir "${BUILD_DIR}" --output-on-failure -LE bench
+  ctest --test-dir "${BUILD_DIR}" --output-on-failure -LE bench -j"${BUILD_JOBS}"
 }
 
 bench_test_count() {

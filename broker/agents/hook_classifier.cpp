@@ -98,8 +98,14 @@ Row permission_row(AgentKind agent, const Json* payload) {
              std::move(message));
 }
 
+// docs/rules.md "Hook classification": `idle_prompt` is Claude's reminder
+// that an idle prompt waits (it fires a minute after a finished turn, on
+// the same idle screen): a nudge, not a question, so no `blocked`.
 Row claude_notification(const Json* payload) {
   auto type = text_at(payload, "notification_type");
+  if (type == std::optional<std::string>("idle_prompt"))
+    return Row{std::nullopt, AttentionOp::Raise, Attention::Unread,
+               message_text(text_at(payload, "message"))};
   const bool permission = type && type->find("permission") != std::string::npos;
   return row(Lifecycle::Blocked, AttentionOp::Raise,
              permission ? Attention::PermissionRequired : Attention::InputRequired,

@@ -11,16 +11,18 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "broker/agents/detect.hpp"
+#include "broker/child_env.hpp"
 #include "broker/event_pipeline.hpp"
 #include "broker/handle.hpp"
 #include "broker/handlers.hpp"
+#include "broker/pane_resume.hpp"
 #include "broker/snapshot_store.hpp"
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
 #include "common/ids.hpp"
 #include "common/limits.hpp"
 
-extern char** environ;
 
 namespace signaltty::broker {
 namespace {
@@ -76,9 +78,19 @@ p::PtySize clamped(std::optional<int> cols, std::optional<int> rows) {
                         rows.value_or(limits::kPaneRowsDefault));
 }
 
-std::vector<std::string> broker_environment() {
-  std::vector<std::string> out;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
+// docs/rules.md "Agent detection and resume": the provider config dirs of
+// the spawn env (requested first, else the broker's), absolute against cwd.
+std::map<std::string, std::string> config_env_of(const std::map<std::string, std::string>& requested,
+                                                 const std::string& cwd) {
+  std::map<std::string, std::string> out;
+  for (const char* key : {"CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCODE_CONFIG_DIR"}) {
+    std::string value;
+    if (auto it = requested.find(key); it != requested.end()) value = it->second;
+    else if (const char* inherited = std::getenv(key)) value = inherited;
+    if (value.empty()) continue;
+    if (value.front() != '/') value = cwd + (cwd.back() == '/' ? "" : "/") + value;
+    out.emplace(key, std::move(value));
+  }
   return out;
 }
 
@@ -98,6 +110,8 @@ Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
   pane.last_activity_at = pane.created_at;
   pane.process_instance = new_id("proc");
   pane.task_id = in.task_id;
+  pane.agent.kind = agents::detect_agent_kind(in.argv, std::nullopt);
+  if (auto config = config_env_of(in.env, in.cwd); !config.empty()) pane.agent.config_env = config;
   d.spec = LaunchSpec{pane.id, in.argv,
                       child_environment({broker_environment(), std::move(in.env), pane.id,
                                          services.config.socket_path, in.parent_pane_id,
@@ -188,7 +202,7 @@ void handle(p::PaneSpawn, Ctx& ctx, p::PaneSpawnParams&& params,
   auto draft = draft_pane(ctx.services, std::move(in));
   if (!draft.ok()) return reply(std::move(draft).error());
   if (Status s = apply_lineage(store, params, draft->pane); !s.ok()) return reply(s.error());
-  draft->pane.agent.kind = hinted_kind(params.agent_hint);
+  if (params.agent_hint) draft->pane.agent.kind = hinted_kind(params.agent_hint);
   launch_and_publish(ctx, std::move(draft).value(), tab->value_or(""), std::nullopt,
                      p::SplitDir::Right, std::move(reply));
 }
@@ -206,6 +220,17 @@ void handle(p::PaneSplit, Ctx& ctx, p::PaneSplitParams&& params,
   if (!draft.ok()) return reply(std::move(draft).error());
   launch_and_publish(ctx, std::move(draft).value(), (*source)->tab_id, (*source)->id,
                      params.direction, std::move(reply));
+}
+
+// docs/rules.md "Resume" (broker/pane_resume.hpp).
+void handle(p::PaneResume, Ctx& ctx, p::PaneRef&& params, Reply<p::PaneLaunchResult> reply) {
+  auto found = ctx.services.store.find_pane(params.pane_id);
+  if (!found.ok()) return reply(std::move(found).error());
+  resume_pane_process(ctx.services, ctx.txn, (*found)->id,
+                      [reply = std::move(reply)](Result<p::Pane> resumed) {
+                        if (!resumed.ok()) return reply(std::move(resumed).error());
+                        reply(p::PaneLaunchResult{std::move(resumed).value(), std::nullopt});
+                      });
 }
 
 // The ptyhost is asked first so scrollback_len is current.

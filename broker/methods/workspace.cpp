@@ -12,7 +12,8 @@ namespace signaltty::broker {
 Result<p::WorkspaceResult> handle(p::WorkspaceCreate, Ctx& ctx,
                                   p::WorkspaceCreateParams&& params) {
   SIGNALTTY_TRY(p::Workspace ws, ctx.services.store.create_workspace(
-                                     ctx.txn, std::move(params.name), std::move(params.cwd)));
+                                     ctx.txn, std::move(params.name), std::move(params.cwd),
+                                     params.auto_resume));
   return p::WorkspaceResult{std::move(ws)};
 }
 

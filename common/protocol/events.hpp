@@ -96,6 +96,37 @@ struct AttentionClearedPayload {
   }
 };
 
+struct DecisionCreatedPayload {
+  std::string pane_id;
+  Decision decision;
+  Nullable<std::string> prev;  // the superseded decision's id
+  static constexpr auto fields() {
+    using P = DecisionCreatedPayload;
+    return std::tuple{req("pane_id", &P::pane_id), req("decision", &P::decision),
+                      req("prev", &P::prev, "the superseded decision's id, or null")};
+  }
+};
+struct DecisionAnsweredPayload {
+  std::string pane_id;
+  std::string decision_id;
+  std::string option_id;
+  static constexpr auto fields() {
+    using P = DecisionAnsweredPayload;
+    return std::tuple{req("pane_id", &P::pane_id), req("decision_id", &P::decision_id),
+                      req("option_id", &P::option_id)};
+  }
+};
+struct DecisionClearedPayload {
+  std::string pane_id;
+  std::string decision_id;
+  std::string reason;  // attention_cleared | moved_on | pane_exited | native_cancelled
+  static constexpr auto fields() {
+    using P = DecisionClearedPayload;
+    return std::tuple{req("pane_id", &P::pane_id), req("decision_id", &P::decision_id),
+                      req("reason", &P::reason)};
+  }
+};
+
 namespace ev {
 using WorkspaceCreated = EventDecl<"workspace.created", WorkspacePayload>;
 using WorkspaceUpdated = EventDecl<"workspace.updated", WorkspacePayload>;
@@ -122,9 +153,9 @@ using AgentExited = EventDecl<"agent.exited", Json>;
 using AttentionCreated = EventDecl<"attention.created", AttentionPayload>;
 using AttentionUpdated = EventDecl<"attention.updated", AttentionPayload>;
 using AttentionCleared = EventDecl<"attention.cleared", AttentionClearedPayload>;
-using DecisionCreated = EventDecl<"decision.created", Json>;
-using DecisionAnswered = EventDecl<"decision.answered", Json>;
-using DecisionCleared = EventDecl<"decision.cleared", Json>;
+using DecisionCreated = EventDecl<"decision.created", DecisionCreatedPayload>;
+using DecisionAnswered = EventDecl<"decision.answered", DecisionAnsweredPayload>;
+using DecisionCleared = EventDecl<"decision.cleared", DecisionClearedPayload>;
 using NotificationCreated = EventDecl<"notification.created", Json>;
 using TaskCreated = EventDecl<"task.created", Json>;
 using TaskUpdated = EventDecl<"task.updated", Json>;

@@ -59,7 +59,7 @@ std::vector<TableRow> table_rows() {
       {A::Claude, "Notification", {{"notification_type", "permission_prompt"}, {"message", "perm"}},
        L::Working, L::Blocked, Att::Raise, T::PermissionRequired, "perm"},
       {A::Claude, "Notification", {{"notification_type", "idle_prompt"}, {"message", "idle"}},
-       L::Done, L::Blocked, Att::Raise, T::InputRequired, "idle"},
+       L::Done, std::nullopt, Att::Raise, T::Unread, "idle"},
       {A::Claude, "Notification", none, L::Done, L::Blocked, Att::Raise, T::InputRequired, {}},
       {A::Claude, "Stop", {{"last_assistant_message", "hi"}}, L::Working, L::Done, Att::Raise,
        T::Unread, "hi"},
@@ -384,7 +384,7 @@ TEST(HookClassifierFixtures, ClaudeCodeCaptureReplaysToTheScreensStates) {
              {"SessionStart", L::Idle, T::None, {}},                     // 01-idle
              {"UserPromptSubmit", L::Working, T::None, {}},              // 03-working
              {"Stop", L::Done, T::Unread, {}},                           // 04-turn1-done
-             {"Notification", L::Blocked, T::InputRequired, {}},         // 05-idle-notified
+             {"Notification", L::Done, T::Unread, {}},                   // 05-idle-notified
              {"UserPromptSubmit", L::Working, T::None, {}},              // 06-working-tool
              {"PreToolUse", L::Working, T::None, {}},                    //
              {"PermissionRequest", L::Blocked, T::PermissionRequired, {}},  // 07-permission-prompt

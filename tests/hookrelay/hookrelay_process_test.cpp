@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/protocol/envelope.hpp"
+#include "common/protocol/methods/agent.hpp"
 #include "tests/cli/fake_broker.hpp"
 
 namespace signaltty::hookrelay {
@@ -162,6 +163,56 @@ TEST(HookRelayProcess, SendsOneHookEventLineAndStaysSilent) {
   EXPECT_FALSE(params.contains("wait_for_answer"));
 }
 
+const char* kPermissionPayload =
+    R"({"session_id":"s-1","tool_name":"Bash","tool_input":{"command":"ls"}})";
+
+TEST(HookRelayProcess, WaitingModeRegistersItsOwnDecisionIdAndPrintsOnlyTheVerdict) {
+  const Json verdict = {{"hookSpecificOutput",
+                         {{"hookEventName", "PermissionRequest"}, {"decision", {{"behavior", "deny"}}}}}};
+  AnsweringBroker fake([&](const Json& id) {
+    return protocol::encode_ok(id, {{"accepted", true}, {"agent", "claude"},
+                                    {"event", "PermissionRequest"}, {"pane_id", "pane_0123"},
+                                    {"native_verdict", verdict}});
+  });
+  RelayRun run = run_relay({"--agent", "claude", "--event", "PermissionRequest", "--pane", "pane_0123",
+                            "--wait-for-answer"},
+                           env_for(fake.broker), kPermissionPayload);
+  fake.broker.join();
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, verdict.dump() + "\n");
+  EXPECT_EQ(run.err, "");
+  ASSERT_EQ(fake.lines.size(), 1u);
+  const Json params = Json::parse(fake.lines[0])["params"];
+  EXPECT_EQ(params["wait_for_answer"], true);
+  EXPECT_TRUE(protocol::is_native_decision_id(params["decision_id"].get<std::string>()));
+  EXPECT_GE(params["wait_timeout_s"].get<double>(), 118.0);
+  EXPECT_LE(params["wait_timeout_s"].get<double>(), 120.0);
+}
+
+TEST(HookRelayProcess, WaitingModeWithoutAVerdictPrintsNothing) {
+  AnsweringBroker fake([](const Json& id) {
+    return protocol::encode_ok(id, {{"accepted", true}, {"agent", "claude"},
+                                    {"event", "PermissionRequest"}, {"pane_id", "pane_0123"},
+                                    {"native_verdict", nullptr}, {"reason", "timeout"}});
+  });
+  RelayRun run = run_relay({"--agent", "claude", "--event", "PermissionRequest", "--wait-for-answer"},
+                           env_for(fake.broker), kPermissionPayload);
+  fake.broker.join();
+  EXPECT_EQ(run.status, 0);
+  EXPECT_EQ(run.out, "");
+}
+
+TEST(HookRelayProcess, WaitForAnswerOnAnythingButANativePermissionIsAPlainReport) {
+  AnsweringBroker fake(accepted);
+  RelayRun run = run_relay({"--agent", "claude", "--event", "Stop", "--wait-for-answer"},
+                           env_for(fake.broker), kStopPayload);
+  fake.broker.join();
+  EXPECT_EQ(run.status, 0) << run.err;
+  ASSERT_EQ(fake.lines.size(), 1u);
+  EXPECT_FALSE(Json::parse(fake.lines[0])["params"].contains("wait_for_answer"));
+  EXPECT_LT(run.took, std::chrono::milliseconds(3000));
+}
+
 TEST(HookRelayProcess, AnExplicitPaneWinsAndNoPayloadIsSentWithoutOne) {
   AnsweringBroker fake(accepted);
   auto env = env_for(fake.broker);
@@ -267,7 +318,9 @@ TEST(HookRelayProcess, UsageErrorsExitTwo) {
            {"--agent", "claude", "--event", "Stop", "--bogus"},
            {"--agent", "claude", "--event"},
            {"--agent", "claude", "--agent", "codex", "--event", "Stop"},
-           {"--agent", "codex", "--event", "notify", "{}", "{}"}}) {
+           {"--agent", "codex", "--event", "notify", "{}", "{}"},
+           {"--agent", "claude", "--event", "PermissionRequest", "--wait-for-answer",
+            "--wait-for-answer"}}) {
     RelayRun run = run_relay(args, env, "");
     EXPECT_EQ(run.status, 2) << run.err;
     EXPECT_EQ(run.out, "");

@@ -21,6 +21,17 @@ inline constexpr double kHookAnswerTimeoutMinS = 1;
 inline constexpr double kHookAnswerTimeoutMaxS = 120;
 inline constexpr std::uint32_t kAttentionPendingDefault = 50;
 inline constexpr std::uint32_t kAttentionPendingMax = 500;
+// docs/rules.md "Decision": a native permission decision's id is this
+// prefix, '_' and 32 lowercase hex digits (common/ids.hpp new_id).
+inline constexpr std::string_view kNativeDecisionPrefix = "permission";
+inline bool is_native_decision_id(std::string_view id) {
+  constexpr std::size_t kHexDigits = 32;
+  if (id.size() != kNativeDecisionPrefix.size() + 1 + kHexDigits) return false;
+  if (!id.starts_with(kNativeDecisionPrefix) || id[kNativeDecisionPrefix.size()] != '_') return false;
+  for (char c : id.substr(kNativeDecisionPrefix.size() + 1))
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
 // docs/rules.md "Wait baseline": a wait re-checks its pane this often besides on every event.
 inline constexpr std::chrono::milliseconds kWaitRecheck{500};
 
@@ -153,6 +164,7 @@ struct HookEventParams {
   std::optional<HookDecision> decision;
   bool wait_for_answer = false;
   double wait_timeout_s = kHookAnswerTimeoutDefaultS;
+  std::optional<std::string> decision_id;
   static constexpr auto fields() {
     using P = HookEventParams;
     return std::tuple{
@@ -165,7 +177,10 @@ struct HookEventParams {
         opt("decision", &P::decision, "sets or supersedes the pane's pending decision"),
         opt("wait_for_answer", &P::wait_for_answer,
             "native PermissionRequest: hold this connection until answered"),
-        opt("wait_timeout_s", &P::wait_timeout_s, "1-120 (default 120)")};
+        opt("wait_timeout_s", &P::wait_timeout_s, "1-120 (default 120)"),
+        opt("decision_id", &P::decision_id,
+            "wait_for_answer: the reporter's permission_<32 hex> id, so a reporter that "
+            "reconnects after a broker restart re-registers the same decision")};
   }
 };
 struct HookEventResult {
@@ -317,18 +332,17 @@ struct AgentsListResult {
 
 using DecisionAnswer =
     MethodDecl<"decision.answer", "Answer a pane's pending decision", DecisionAnswerParams,
-               DecisionAnswerResult, kMutating, Availability::Planned>;
+               DecisionAnswerResult, kMutating>;
 using Notify = MethodDecl<"notify", "Post a notification, raising the pane's attention",
                           NotifyParams, NotifyResult, kMutating>;
 // Single-flight and connection-bound only with wait_for_answer; an ordinary
 // report is answered at once.
 using HookEvent =
     MethodDecl<"hook-event", "Report an agent hook for classification", HookEventParams,
-               HookEventResult, kMutating | kConnectionBound | kSingleFlight,
-               Availability::Planned>;
+               HookEventResult, kMutating | kConnectionBound | kSingleFlight>;
 using ReportSession =
     MethodDecl<"report-session", "Record a pane's agent session id and resume command",
-               ReportSessionParams, PaneResult, kMutating, Availability::Planned>;
+               ReportSessionParams, PaneResult, kMutating>;
 using Wait = MethodDecl<"wait", "Wait for a pane's lifecycle or attention state", WaitParams,
                         WaitResult, kConnectionBound | kSingleFlight>;
 using FocusNextUnread =

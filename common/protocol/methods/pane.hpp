@@ -495,12 +495,12 @@ using PaneDetach = MethodDecl<"pane.detach", "Stop streaming a pane's output", P
 using PaneClose = MethodDecl<"pane.close", "Signal a pane's program and remove the pane",
                              PaneCloseParams, ClosedResult, kMutating>;
 using PaneResume = MethodDecl<"pane.resume", "Start a restored pane's agent session again",
-                              PaneRef, PaneLaunchResult, kMutating, Availability::Planned>;
+                              PaneRef, PaneLaunchResult, kMutating>;
 using PaneMarkSeen = MethodDecl<"pane.mark_seen", "Record that a pane was read", PaneRef,
                                 PaneResult, kMutating>;
 using PaneExplain = MethodDecl<"pane.explain", "Trace the screen rules against a pane",
                                PaneRef, PaneExplainResult, kNoFlags, Availability::Planned>;
 using PaneSubmit = MethodDecl<"pane.submit", "Paste a prompt into an agent and press Enter",
-                              PaneSubmitParams, PaneSubmitResult, kMutating, Availability::Planned>;
+                              PaneSubmitParams, PaneSubmitResult, kMutating>;
 
 }  // namespace signaltty::protocol

@@ -33,10 +33,13 @@ struct WorkspaceRef {
 struct WorkspaceCreateParams {
   std::optional<std::string> name;
   std::optional<std::string> cwd;
+  bool auto_resume = false;
   static constexpr auto fields() {
     using P = WorkspaceCreateParams;
     return std::tuple{opt("name", &P::name, "display name (default \"workspace\")"),
-                      opt("cwd", &P::cwd, "an existing directory (default $HOME)")};
+                      opt("cwd", &P::cwd, "an existing directory (default $HOME)"),
+                      opt("auto_resume", &P::auto_resume,
+                          "at broker start, resume its agent panes whose terminal is gone")};
   }
 };
 
