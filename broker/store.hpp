@@ -256,6 +256,15 @@ class Store {
   // handles are backfilled (workspaces sorted by id). A version other than
   // kSnapshotVersion is BAD_PARAMS (the caller refuses to start).
   static Result<Store> from_snapshot(SnapshotDoc doc, Clock clock = system_clock_rfc3339());
+  // ---- journal replay (broker/store_replay.cpp; docs/rules.md (Persistence), "Journal replay")
+  // Applies one journal record's state image: its workspaces, tabs, panes
+  // (with their transition numbers) and notifications upserted, its
+  // removals made. All or nothing: BAD_PARAMS, changing nothing, when an
+  // entity has no id, a tab's workspace or a pane's tab would not exist, or
+  // a removed workspace or tab would keep a tab or pane.
+  Status apply_state_image(StateImage image);
+  // Once the last image is applied: the repairs from_snapshot makes.
+  void repair_after_replay();
 
  private:
   std::vector<std::string> pane_ids_of_tab(std::string_view tab_id) const;
