@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -88,6 +89,34 @@ std::optional<StateEvent> parse_record(std::string_view line) {
   ev.payload = std::move(*payload);
   if (auto at = j.find("at"); at != j.end() && at->is_string()) ev.at = at->get<std::string>();
   return ev;
+}
+
+// The seq of a line as encode_record writes it (`{"seq":N,`), read
+// without parsing the rest; nullopt when the line does not start so.
+std::optional<std::uint64_t> leading_seq(std::string_view line) {
+  constexpr std::string_view kPrefix = "{\"seq\":";
+  if (!line.starts_with(kPrefix)) return std::nullopt;
+  line.remove_prefix(kPrefix.size());
+  std::uint64_t seq = 0;
+  auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), seq);
+  if (ec != std::errc() || end == line.data() || end == line.data() + line.size() || *end != ',')
+    return std::nullopt;
+  return seq;
+}
+
+ReplayLine parse_replay_line(std::string_view line) {
+  Json j = Json::parse(line, nullptr, false);
+  ReplayLine out;
+  if (j.is_discarded() || !j.is_object()) return out;
+  auto seq = j.find("seq");
+  auto event = j.find("event");
+  if (seq == j.end() || !seq->is_number_unsigned() || event == j.end() || !event->is_string() ||
+      !j.contains("payload"))
+    return out;
+  out.seq = seq->get<std::uint64_t>();
+  out.event = event->get<std::string>();
+  if (auto state = j.find("state"); state != j.end()) out.state = std::move(*state);
+  return out;
 }
 
 // ---- scanning at open ---------------------------------------------------
@@ -281,6 +310,10 @@ std::string AuditJournal::encode_record(const StateEvent& ev) {
   line += ev.payload.dump(-1, ' ', false, kReplace);
   line += ",\"at\":";
   line += Json(ev.at).dump(-1, ' ', false, kReplace);
+  if (!ev.state.empty()) {
+    line += ",\"state\":";
+    line += ev.state;
+  }
   line += '}';
   return line;
 }
@@ -452,6 +485,7 @@ Result<std::vector<StateEvent>> AuditJournal::read_records(JournalCapture& captu
       }
       if (capture.provable && rec->seq > through_seq) done = true;
       if (rec->seq <= after_seq || rec->seq > through_seq) return done ? Next::Stop : Next::Continue;
+      if (rec->name == kStateOnlyRecord) return Next::Continue;
       if (keep && !keep(*rec)) return Next::Continue;
       out.push_back(std::move(*rec));
       if (out.size() > max_kept) done = true;
@@ -463,6 +497,27 @@ Result<std::vector<StateEvent>> AuditJournal::read_records(JournalCapture& captu
       return Error{ErrorCode::IoError, "audit journal: a captured file is shorter than recorded"};
   }
   return out;
+}
+
+// ---- startup ------------------------------------------------------------
+
+Status AuditJournal::for_each_replay_line(JournalCapture& capture, std::uint64_t after_seq,
+                                          const ReplayVisitor& visit) {
+  for (auto& [fd, bytes] : capture.files) {
+    auto read = for_each_line(fd.get(), bytes, [&](std::string_view line, LineKind kind) {
+      if (kind == LineKind::Torn) return Next::Continue;
+      if (kind == LineKind::Oversized) {
+        visit(ReplayLine{});
+        return Next::Continue;
+      }
+      if (auto seq = leading_seq(line); seq && *seq <= after_seq) return Next::Continue;
+      ReplayLine parsed = parse_replay_line(line);
+      if (!parsed.seq || *parsed.seq > after_seq) visit(std::move(parsed));
+      return Next::Continue;
+    });
+    if (!read.ok()) return std::move(read).error();
+  }
+  return {};
 }
 
 }  // namespace signaltty::broker

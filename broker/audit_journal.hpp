@@ -1,7 +1,8 @@
 // broker/audit_journal.hpp: owns audit.jsonl, its one predecessor
 // audit.jsonl.1 and the coverage evidence audit-retention.json
 // (docs/rules.md, Event journal): appending records, rotation at 8 MiB,
-// the provability verdict, and bounded reads for replay.
+// the provability verdict, bounded reads for replay, and the read of the
+// state images a restart applies.
 // Runs in: broker. open() at startup; write_batch()/sync()/durable_view()
 // only on the event pipeline's journal thread; publish_view()/capture()
 // and the accessors on the io thread; read_records() on a worker thread.
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +38,17 @@ namespace signaltty::broker {
 // one request line's worth of payload plus its envelope. Longer lines are
 // not records; they make history unprovable.
 inline constexpr std::size_t kJournalMaxLineBytes = 2 * limits::kMaxLineBytes;
+// Our bound on a record's state image (ours): with a payload of at most one
+// request line, the record stays within kJournalMaxLineBytes.
+inline constexpr std::size_t kStateImageMaxBytes = limits::kMaxLineBytes / 2;
+
+// One line of the journal as the startup replay reads it
+// (broker/journal_replay.cpp).
+struct ReplayLine {
+  std::optional<std::uint64_t> seq;  // nullopt: the line is no record
+  std::string event;
+  Json state;  // the record's state image; null when it carries none
+};
 
 // audit-retention.json (docs/rules.md, Event journal).
 struct JournalRetention {
@@ -110,7 +123,8 @@ class AuditJournal {
   // ---- worker thread ---------------------------------------------------
   // Records with after_seq < seq <= through_seq, ascending, read up to the
   // captured lengths. A line that does not parse is an error in a provable
-  // capture and skipped in an unprovable one.
+  // capture and skipped in an unprovable one. State-only records
+  // (kStateOnlyRecord) are no events and are never returned.
   static Result<std::vector<StateEvent>> read_records(JournalCapture& capture,
                                                       std::uint64_t after_seq,
                                                       std::uint64_t through_seq);
@@ -123,7 +137,16 @@ class AuditJournal {
                                                       const RecordFilter& keep,
                                                       std::size_t max_kept);
 
-  // The record line (without '\n') exactly as it is journaled.
+  // Startup (before anything is appended): every complete line of the
+  // captured files, .1 first, in file order, except records with
+  // seq <= after_seq (found without parsing the whole line). A line that is
+  // no record is visited with seq nullopt; a torn last line is not visited.
+  using ReplayVisitor = std::function<void(ReplayLine line)>;
+  static Status for_each_replay_line(JournalCapture& capture, std::uint64_t after_seq,
+                                     const ReplayVisitor& visit);
+
+  // The record line (without '\n') exactly as it is journaled: its state
+  // image, when it has one, as a fifth member `state`.
   static std::string encode_record(const StateEvent& ev);
 
  private:

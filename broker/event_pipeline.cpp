@@ -46,21 +46,49 @@ EventPipeline::~EventPipeline() {
 
 // ---- io thread ----------------------------------------------------------
 
+void EventPipeline::commit(Txn txn, std::function<void()> done) {
+  commit_events(std::move(txn.events()), txn.touched(), std::move(done));
+}
+
 void EventPipeline::commit(std::vector<PendingEvent> events, std::function<void()> done) {
-  if (events.empty()) return after_durable(std::move(done));
+  commit_events(std::move(events), {}, std::move(done));
+}
+
+void EventPipeline::commit_events(std::vector<PendingEvent> events,
+                                  const std::vector<EntityRef>& touched,
+                                  std::function<void()> done) {
+  if (events.empty() && touched.empty()) return after_durable(std::move(done));
   if (failed_) return;
+  std::string state = state_of(events, touched);
+  if (events.empty()) {
+    if (state.empty()) return after_durable(std::move(done));
+    events.push_back({std::string(kStateOnlyRecord), Json::object()});
+  }
   std::vector<StateEvent> numbered;
   numbered.reserve(events.size());
   const std::string at = now_rfc3339();
   for (PendingEvent& pending : events) {
     auto n = seq_.next();
     if (!n.ok()) return fail(n.error());
-    numbered.push_back({*n, std::move(pending.name), std::move(pending.payload), at});
+    numbered.push_back({*n, std::move(pending.name), std::move(pending.payload), at, {}});
   }
+  numbered.back().state = std::move(state);
   const std::uint64_t id = enqueue(std::move(numbered));
   if (in_flight_.empty() || in_flight_.back().id != id) in_flight_.push_back({id, {}});
   if (done) in_flight_.back().dones.push_back(std::move(done));
   if (!busy_) busy_.emplace(io_.get_executor());
+}
+
+// A record stays within the journal's line bound: an image that would not
+// fit is left out (logged), the snapshot alone then carries its change.
+std::string EventPipeline::state_of(const std::vector<PendingEvent>& events,
+                                    const std::vector<EntityRef>& touched) const {
+  if (!state_source_) return {};
+  std::string state = state_source_(events, touched);
+  if (state.size() <= kStateImageMaxBytes) return state;
+  log::error("event pipeline: a state image of " + std::to_string(state.size()) +
+             " bytes is past the journal's bound; journaled without it");
+  return {};
 }
 
 void EventPipeline::after_durable(std::function<void()> done) {
@@ -97,7 +125,11 @@ std::uint64_t EventPipeline::enqueue(std::vector<StateEvent> events) {
 // then its transactions complete.
 void EventPipeline::complete(Group group, JournalView view) {
   journal_.publish_view(std::move(view));
-  for (const StateEvent& ev : group.events) publish_(ev);
+  for (StateEvent& ev : group.events) {
+    if (ev.name == kStateOnlyRecord) continue;
+    std::string().swap(ev.state);  // journal-only; the ring keeps no images
+    publish_(ev);
+  }
   if (in_flight_.empty() || in_flight_.front().id != group.id)
     return fail(Error{ErrorCode::Internal, "event pipeline: group completed out of order"});
   Completions completions = std::move(in_flight_.front());

@@ -1,7 +1,9 @@
 // broker/event_pipeline.hpp: numbers state events, appends them to the audit
 // journal, makes them durable with group commit (one fsync for every
 // transaction that arrived while the previous fsync ran), and only then
-// publishes them and runs the transactions' completions.
+// publishes them and runs the transactions' completions. A transaction's
+// last record also carries the state image of what it touched (decision
+// 25; docs/rules.md (Persistence), "Journal replay").
 // Runs in: broker; called on the io thread, writes and fsyncs on its own
 // journal thread, completions come back on the io thread.
 // Never: publishes an event before its journal record is synced; on a
@@ -11,7 +13,7 @@
 //   EventPipeline pipeline(io, *journal, seq,
 //                          [&hub](const StateEvent& ev) { hub.publish(ev); },
 //                          config.group_commit);
-//   pipeline.commit(std::move(txn.events()), [reply] { reply(...); });
+//   pipeline.commit(std::move(txn), [reply] { reply(...); });
 //   ...
 //   pipeline.shutdown();   // drains queued groups, joins the thread
 #pragma once
@@ -50,6 +52,10 @@ class EventPipeline {
  public:
   using PublishSink = std::function<void(const StateEvent&)>;
   using FatalAction = std::function<void(const Error&)>;
+  // The encoded state image of a transaction (broker/state_image.hpp),
+  // asked on the io thread when it is committed; "" for none.
+  using StateSource = std::function<std::string(const std::vector<PendingEvent>& events,
+                                                const std::vector<EntityRef>& touched)>;
 
   // `publish` runs on the io thread, in seq order, once an event is
   // durable. `on_fatal` is called (from whichever thread failed) instead of
@@ -61,10 +67,19 @@ class EventPipeline {
   EventPipeline(const EventPipeline&) = delete;
   EventPipeline& operator=(const EventPipeline&) = delete;
 
-  // Numbers `events` (in order), journals them, and after they are durable
-  // publishes them, then calls `done` (e.g. sends the reply). Completions
-  // run in commit order. An empty `events` behaves like after_durable(done).
-  // Not to be called after shutdown(): nothing would journal it.
+  // Where commit() takes a transaction's state image from; without one
+  // (unit tests) records carry none.
+  void set_state_source(StateSource source) { state_source_ = std::move(source); }
+
+  // Numbers the transaction's events (in order), journals them with its
+  // state image on the last one, and after they are durable publishes
+  // them, then calls `done` (e.g. sends the reply). Completions run in
+  // commit order. A transaction with touches but no event is journaled as
+  // one state-only record (kStateOnlyRecord), never published. An empty
+  // one behaves like after_durable(done). Not to be called after
+  // shutdown(): nothing would journal it.
+  void commit(Txn txn, std::function<void()> done);
+  // The same for bare events (no touches).
   void commit(std::vector<PendingEvent> events, std::function<void()> done);
   // Calls `done` once every commit issued before it is durable and published
   // (immediately when nothing is in flight). Read replies use it so a reader
@@ -97,6 +112,10 @@ class EventPipeline {
     std::vector<std::function<void()>> dones;
   };
 
+  void commit_events(std::vector<PendingEvent> events, const std::vector<EntityRef>& touched,
+                     std::function<void()> done);
+  std::string state_of(const std::vector<PendingEvent>& events,
+                       const std::vector<EntityRef>& touched) const;
   std::uint64_t enqueue(std::vector<StateEvent> events);
   void journal_loop();
   Status write_group(const Group& group);
@@ -110,6 +129,7 @@ class EventPipeline {
   PublishSink publish_;
   const GroupCommit mode_;
   FatalAction on_fatal_;
+  StateSource state_source_;
 
   // Io thread.
   std::deque<Completions> in_flight_;

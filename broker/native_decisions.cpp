@@ -67,7 +67,7 @@ void expect_native_reporters(Services& services) {
       log::info("decision " + decision_id + ": its reporter did not come back; dropped");
       services.store.clear_pending_decision(txn, pane_id, kNativeCancelledReason, decision_id);
     }
-    if (!txn.empty()) services.pipeline.commit(std::move(txn.events()), [] {});
+    if (!txn.empty()) services.pipeline.commit(std::move(txn), [] {});
   });
 }
 

@@ -74,7 +74,7 @@ void auto_resume_panes(Services& services) {
       auto txn = std::make_shared<Txn>();
       resume_pane_process(services, *txn, pane.id, [&services, txn, id = pane.id](Result<protocol::Pane> r) {
         if (!r.ok()) log::warn("auto_resume of " + id + ": " + r.error().message);
-        services.pipeline.commit(std::move(txn->events()), [] {});
+        services.pipeline.commit(std::move(*txn), [] {});
       });
     }
   }

@@ -34,7 +34,7 @@ void finish(Services& services, const std::shared_ptr<Session>& session, const J
     return;
   }
   std::string line = protocol::encode_ok(id, protocol::encode(result.value()));
-  services.pipeline.commit(std::move(txn.events()),
+  services.pipeline.commit(std::move(txn),
                            [session, line = std::move(line)]() mutable {
                              session->send(std::move(line));
                            });

@@ -19,6 +19,7 @@
 #include "broker/event_hub.hpp"
 #include "broker/event_pipeline.hpp"
 #include "broker/instance_lock.hpp"
+#include "broker/journal_replay.hpp"
 #include "broker/launcher.hpp"
 #include "broker/pane_socket_sweep.hpp"
 #include "broker/logind_watch.hpp"
@@ -26,6 +27,7 @@
 #include "broker/router.hpp"
 #include "broker/sequence_reservation.hpp"
 #include "broker/snapshot_store.hpp"
+#include "broker/state_image.hpp"
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
 #include "broker/native_decisions.hpp"
@@ -78,10 +80,23 @@ UserProcessDefaults harden_process() {
   return user;
 }
 
-Result<Store> load_store(const std::string& state_dir) {
+// The store as the snapshot has it, and the journal seq its replay starts
+// after (decision 25): the snapshot's journal_seq; 0 without a snapshot (or
+// with a corrupt one, set aside), so every retained record is replayed;
+// nullopt for a snapshot of an older broker, which says nothing about the
+// journal, so nothing is replayed over it.
+struct LoadedStore {
+  Store store;
+  std::optional<std::uint64_t> replay_after;
+};
+
+Result<LoadedStore> load_store(const std::string& state_dir) {
   SIGNALTTY_TRY(auto doc, load_snapshot(state_dir));
-  if (!doc) return Store{};
-  return Store::from_snapshot(std::move(*doc));
+  if (!doc) return LoadedStore{Store{}, std::uint64_t{0}};
+  const std::optional<std::uint64_t> journal_seq = doc->journal_seq;
+  SIGNALTTY_TRY(Store store, Store::from_snapshot(std::move(*doc)));
+  if (!journal_seq) log::info("snapshot has no journal_seq; no journal record is replayed over it");
+  return LoadedStore{std::move(store), journal_seq};
 }
 
 }  // namespace
@@ -152,14 +167,31 @@ Status Server::Impl::open_state() {
   SIGNALTTY_TRY(auto reserved, SequenceReservation::open(config.state_dir, journal->max_seq()));
   reservation = std::make_unique<SequenceReservation>(std::move(reserved));
   SIGNALTTY_TRY(auto loaded, load_store(config.state_dir));
-  store = std::make_unique<Store>(std::move(loaded));
+  store = std::make_unique<Store>(std::move(loaded.store));
+  JournalReplayReport replayed;
+  if (loaded.replay_after)
+    replayed = replay_journal(journal->capture(), *loaded.replay_after, *store);
   hub = std::make_unique<EventHub>(io, *journal, reservation->head());
   pipeline = std::make_unique<EventPipeline>(
       io, *journal, *reservation, [this](const StateEvent& ev) { hub->publish(ev); },
       config.group_commit);
+  pipeline->set_state_source(
+      [this](const std::vector<PendingEvent>& events, const std::vector<EntityRef>& touched) {
+        return journal_state_of(*store, events, touched);
+      });
+  // The store reflects every number issued so far: a transaction is
+  // numbered on this thread right after it changed the store.
   snapshots = std::make_unique<SnapshotScheduler>(
-      io, config.state_dir, [this] { return store->to_snapshot(); },
+      io, config.state_dir,
+      [this] {
+        SnapshotDoc doc = store->to_snapshot();
+        doc.journal_seq = pipeline->head_seq();
+        return doc;
+      },
       [this] { return store->revision(); });
+  // What the replay restored goes into the next snapshot, before the
+  // journal could rotate it away.
+  if (replayed.applied > 0) snapshots->mark_dirty();
   routes = std::make_unique<DecisionRoutes>();
   viewers = std::make_unique<Viewers>([this] { return pipeline->take_ephemeral_seq(); });
   supervisor = std::make_unique<Supervisor>(io, SupervisorConfig{panes_dir(), config.state_dir},

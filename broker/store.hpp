@@ -265,8 +265,8 @@ class Store {
       Txn& txn, std::string_view pane_id, protocol::AgentKind kind, const std::string& session_id,
       const std::optional<std::vector<std::string>>& resume_argv = std::nullopt);
   // A hook's summary: last_message (cleaned, <=2000 code points) and
-  // last_activity_at. No event of its own (the hook's transitions carry it).
-  Status note_hook_message(std::string_view pane_id, std::string_view message);
+  // last_activity_at. No event of its own: the pane is touched in `txn`.
+  Status note_hook_message(Txn& txn, std::string_view pane_id, std::string_view message);
   // A hook's explicit clear: attention none (attention.cleared {pane_id,
   // reason}) when raised, and the pending decision dropped (decision.cleared
   // reason attention_cleared).
@@ -308,6 +308,15 @@ class Store {
   // handles are backfilled (workspaces sorted by id). A version other than
   // kSnapshotVersion is BAD_PARAMS (the caller refuses to start).
   static Result<Store> from_snapshot(SnapshotDoc doc, Clock clock = system_clock_rfc3339());
+  // ---- journal replay (broker/store_replay.cpp; docs/rules.md (Persistence), "Journal replay")
+  // Applies one journal record's state image: its workspaces, tabs, panes
+  // (with their transition numbers) and notifications upserted, its
+  // removals made. All or nothing: BAD_PARAMS, changing nothing, when an
+  // entity has no id, a tab's workspace or a pane's tab would not exist, or
+  // a removed workspace or tab would keep a tab or pane.
+  Status apply_state_image(StateImage image);
+  // Once the last image is applied: the repairs from_snapshot makes.
+  void repair_after_replay();
 
  private:
   std::vector<std::string> pane_ids_of_tab(std::string_view tab_id) const;

@@ -87,9 +87,10 @@ Result<Pane> Store::record_agent_session(Txn& txn, std::string_view pane_id, Age
   return pane;
 }
 
-Status Store::note_hook_message(std::string_view pane_id, std::string_view message) {
+Status Store::note_hook_message(Txn& txn, std::string_view pane_id, std::string_view message) {
   SIGNALTTY_TRY(const Pane* found, find_pane(pane_id));
   Pane& pane = pane_at(found->id);
+  txn.touch(EntityKind::Pane, pane.id);
   pane.last_message = sanitize_notification_text(message, limits::kNotificationBodyMaxChars);
   pane.last_activity_at = clock_();
   changed();

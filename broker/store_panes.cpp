@@ -319,6 +319,11 @@ Status Store::mark_pane_seen(Txn& txn, std::string_view pane_id, std::string_vie
   SIGNALTTY_TRY(const Pane* found, find_pane(pane_id));
   Pane& pane = pane_at(found->id);
   pane.last_seen_at = clock_();
+  // No event names these changes; the journal records them all the same.
+  txn.touch(EntityKind::Pane, pane.id);
+  for (const protocol::Json& n : notifications_)
+    if (n.value("pane_id", std::string()) == pane.id && !n.contains("read_at"))
+      txn.touch(EntityKind::Notification, n.value("id", std::string()));
   mark_notifications_read(pane.id, *pane.last_seen_at);
   // docs/rules.md "Clearing (mark seen)": a pending decision keeps its attention.
   if (pane.attention != Attention::None && !pane.pending_decision) {

@@ -84,7 +84,7 @@ void Supervisor::commit(Txn& txn, std::function<void()> then) {
   if (!then) then = [] {};
   snapshots_.mark_if_changed();  // a change with no event (a repeated bell) included
   if (txn.empty()) return pipeline_.after_durable(std::move(then));
-  pipeline_.commit(std::move(txn.events()), std::move(then));
+  pipeline_.commit(std::move(txn), std::move(then));
 }
 
 // ---- launch ----------------------------------------------------------------------

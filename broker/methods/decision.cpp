@@ -93,7 +93,7 @@ void handle(p::DecisionAnswer, Ctx& ctx, p::DecisionAnswerParams&& params,
           Txn dropped;
           if (services.store.clear_pending_decision(dropped, pane_id, kPaneExitedReason,
                                                     params.decision_id))
-            services.pipeline.commit(std::move(dropped.events()), [] {});
+            services.pipeline.commit(std::move(dropped), [] {});
           return reply(std::move(typed).error());
         }
         auto done = services.store.answer_decision(txn, pane_id, params.decision_id, params.option_id);

@@ -114,7 +114,7 @@ std::optional<p::Decision> decision_of(const p::HookEventParams& params,
 
 Status apply_axes(Store& store, Txn& txn, const std::string& pane_id,
                   const agents::HookClassification& c) {
-  if (c.last_message) SIGNALTTY_RETURN_IF_ERROR(store.note_hook_message(pane_id, *c.last_message));
+  if (c.last_message) SIGNALTTY_RETURN_IF_ERROR(store.note_hook_message(txn, pane_id, *c.last_message));
   if (c.lifecycle) {
     auto moved = store.set_pane_lifecycle(txn, pane_id, *c.lifecycle, LifecycleSource::Hook);
     if (!moved.ok()) return std::move(moved).error();
@@ -206,7 +206,7 @@ class NativeWait : public AnswerRoute, public std::enable_shared_from_this<Nativ
     stop();
     Txn txn;
     services_.store.clear_pending_decision(txn, pane_id_, kNativeCancelledReason, decision_id_);
-    if (!txn.empty()) services_.pipeline.commit(std::move(txn.events()), [] {});
+    if (!txn.empty()) services_.pipeline.commit(std::move(txn), [] {});
     result_.native_verdict = p::Nullable<p::Json>{};
     result_.reason = std::move(reason);
     send();
@@ -276,7 +276,7 @@ void handle(p::HookEvent, Ctx& ctx, p::HookEventParams&& params, Reply<p::HookEv
   }
   // The decision is public before the wait begins; the final reply carries
   // only what the wait's end adds.
-  ctx.services.pipeline.commit(std::exchange(ctx.txn.events(), {}), [] {});
+  ctx.services.pipeline.commit(std::exchange(ctx.txn, Txn{}), [] {});
   auto wait = std::make_shared<NativeWait>(ctx.services, ctx.session, pane_id, decision->id,
                                            std::move(applied).value(), params.wait_timeout_s,
                                            std::move(reply));
