@@ -20,6 +20,7 @@ readonly PACKAGES=(
   libtomlplusplus-dev libssl-dev
   tmux util-linux procps
   dbus  # tests only: the logind test runs a private dbus-daemon
+  nodejs  # tests only: the OpenCode plugin test loads the generated plugin
 )
 readonly BUILD_JOBS=2
 # How long `run` waits for a background broker to answer server.status.
