@@ -4,11 +4,17 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+
+#include "common/integrations/launch_setup.hpp"
 
 extern char** environ;
 
 namespace signaltty::broker {
 namespace {
+
+// docs/rules.md "Agent integrations": replaces $HOME for the broker's setup.
+constexpr const char* kIntegrationHomeVariable = "SIGNALTTY_INTEGRATION_HOME";
 
 // docs/rules.md, "Environment of the child".
 constexpr std::string_view kDefaultTerm = "TERM=xterm-256color";
@@ -63,6 +69,19 @@ std::vector<std::string> broker_environment() {
   std::vector<std::string> out;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
   return out;
+}
+
+std::optional<protocol::Integration> launch_integration(
+    const std::vector<std::string>& argv, const std::map<std::string, std::string>& requested,
+    const std::string& cwd) {
+  auto env = [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+  std::optional<std::string> home = env(kIntegrationHomeVariable);
+  if (home && home->empty()) home.reset();
+  return integrations::prepare_launch_integration({argv, requested, cwd, home, env, std::nullopt});
 }
 
 }  // namespace signaltty::broker

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/protocol/methods/pane.hpp"
+
 namespace signaltty::broker {
 
 // The child's environment (docs/rules.md, "Environment of the child"): the
@@ -29,6 +31,15 @@ struct ChildEnvRequest {
 std::vector<std::string> child_environment(const ChildEnvRequest& request);
 // The broker's own environment (environ), KEY=VALUE.
 std::vector<std::string> broker_environment();
+
+// docs/rules.md "Agent integrations": before a directly launched supported
+// agent starts, its hook integration is prepared (the integration
+// library decides by argv[0]'s basename; $SIGNALTTY_INTEGRATION_HOME of the
+// broker replaces $HOME); nullopt for any other program. Never fails a
+// launch.
+std::optional<protocol::Integration> launch_integration(
+    const std::vector<std::string>& argv, const std::map<std::string, std::string>& requested,
+    const std::string& cwd);
 // True iff pane.spawn's `env` may set `key`.
 bool env_key_allowed(std::string_view key);
 

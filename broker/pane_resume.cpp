@@ -40,20 +40,22 @@ bool adapter_built(const protocol::Pane& pane) {
 }  // namespace
 
 void resume_pane_process(Services& services, Txn& txn, const std::string& pane_id,
-                         std::function<void(Result<protocol::Pane>)> done) {
+                         std::function<void(Result<protocol::PaneLaunchResult>)> done) {
   auto found = services.store.find_pane(pane_id);
   if (!found.ok()) return done(std::move(found).error());
   const protocol::Pane& pane = **found;
   if (auto ok = check_resumable(services, pane); !ok.ok()) return done(std::move(ok).error());
+  const auto config_env = pane.agent.config_env.value_or(std::map<std::string, std::string>{});
+  std::optional<protocol::Integration> integration =
+      launch_integration(*pane.agent.resume_argv, config_env, pane.cwd);
   LaunchSpec spec{pane.id, *pane.agent.resume_argv,
-                  child_environment({broker_environment(),
-                                     pane.agent.config_env.value_or(
-                                         std::map<std::string, std::string>{}),
-                                     pane.id, services.config.socket_path, pane.parent_pane_id,
+                  child_environment({broker_environment(), config_env, pane.id,
+                                     services.config.socket_path, pane.parent_pane_id,
                                      pane.task_id}),
                   pane.cwd, pane.pty_size};
   services.supervisor.launch(
-      std::move(spec), [&services, &txn, id = pane.id, done = std::move(done)](Result<Launched> launched) {
+      std::move(spec), [&services, &txn, id = pane.id, integration = std::move(integration),
+                        done = std::move(done)](Result<Launched> launched) mutable {
         if (!launched.ok()) return done(std::move(launched).error());
         auto resumed = services.store.resume_pane(txn, id, launched->child_pid, launched->ptyhost_pid);
         if (!resumed.ok()) {
@@ -61,7 +63,7 @@ void resume_pane_process(Services& services, Txn& txn, const std::string& pane_i
           return done(std::move(resumed).error());
         }
         services.supervisor.push_meta(id);
-        done(std::move(resumed));
+        done(protocol::PaneLaunchResult{std::move(resumed).value(), std::move(integration)});
         services.pipeline.after_durable([&services] { services.snapshots.save_now_or_retry(); });
       });
 }
@@ -72,7 +74,8 @@ void auto_resume_panes(Services& services) {
     for (const protocol::Pane& pane : services.store.panes_of_workspace(ws)) {
       if (pane.restore_state != protocol::RestoreState::Resumable || !adapter_built(pane)) continue;
       auto txn = std::make_shared<Txn>();
-      resume_pane_process(services, *txn, pane.id, [&services, txn, id = pane.id](Result<protocol::Pane> r) {
+      resume_pane_process(services, *txn, pane.id,
+                          [&services, txn, id = pane.id](Result<protocol::PaneLaunchResult> r) {
         if (!r.ok()) log::warn("auto_resume of " + id + ": " + r.error().message);
         services.pipeline.commit(std::move(*txn), [] {});
       });

@@ -10,17 +10,18 @@
 #include <string>
 
 #include "broker/services.hpp"
-#include "common/protocol/model.hpp"
+#include "common/protocol/methods/pane.hpp"
 
 namespace signaltty::broker {
 
 // Launches the pane's resume_argv in its id and slot, with its saved cwd,
-// size and config_env, then the store's resume_pane (pane.created
-// {resumed: true}) into `txn`, which must outlive `done`. BAD_PARAMS for a
-// pane that is not RESTORED/RESUMABLE with its ptyhost gone or has no
-// resume command; SPAWN_FAILED leaves the record as it was.
+// size and config_env (its agent integration prepared again first), then
+// the store's resume_pane (pane.created {resumed: true}) into `txn`, which
+// must outlive `done`. BAD_PARAMS for a pane that is not RESTORED/RESUMABLE
+// with its ptyhost gone or has no resume command; SPAWN_FAILED leaves the
+// record as it was.
 void resume_pane_process(Services& services, Txn& txn, const std::string& pane_id,
-                         std::function<void(Result<protocol::Pane>)> done);
+                         std::function<void(Result<protocol::PaneLaunchResult>)> done);
 
 // decision 5: every RESUMABLE pane of a workspace with auto_resume whose
 // resume_argv is its adapter's own command for its session.

@@ -43,6 +43,7 @@ Cli::Cli() : app_(kDescription, "signaltty") {
   new_ = std::make_unique<NewCommand>(app_);
   attach_ = std::make_unique<AttachCommand>(app_);
   skill_ = std::make_unique<SkillCommand>(app_);
+  integration_ = std::make_unique<IntegrationCommand>(app_);
   pane_commands_ = std::make_unique<PaneCommands>(*groups_.at("pane"),
                                                   generated(protocol::PaneInput::name),
                                                   generated(protocol::PaneWaitForOutput::name));
@@ -126,6 +127,7 @@ const CommandBinding* Cli::chosen_command() const {
 }
 
 int Cli::execute(const CliIo& io) {
+  if (integration_->chosen()) return integration_->run(json_style(), io);
   const std::string socket_path = resolve_socket_path(socket_flag_, io.env, io.uid);
   if (new_->chosen()) return new_->run(socket_path, json_style(), io);
   if (attach_->chosen()) return attach_->run(socket_path, io);

@@ -22,6 +22,7 @@
 #include "cli/attach_command.hpp"
 #include "cli/command_binding.hpp"
 #include "cli/events_command.hpp"
+#include "cli/integration_command.hpp"
 #include "cli/new_command.hpp"
 #include "cli/pane_commands.hpp"
 #include "cli/socket_path.hpp"
@@ -81,6 +82,7 @@ class Cli {
   std::unique_ptr<EventsCommand> events_;
   std::unique_ptr<NewCommand> new_;
   std::unique_ptr<AttachCommand> attach_;
+  std::unique_ptr<IntegrationCommand> integration_;
   std::unique_ptr<PaneCommands> pane_commands_;
   std::unique_ptr<AgentContext> agent_context_;
   std::unique_ptr<SkillCommand> skill_;

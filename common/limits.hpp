@@ -110,4 +110,16 @@ inline constexpr std::size_t kDecisionOptionsMax = 16;
 inline constexpr std::size_t kDecisionOptionIdMaxBytes = 64;
 inline constexpr std::size_t kDecisionLabelMaxChars = 200;
 
+// docs/rules.md "Agent integrations": an agent config file larger than this
+// is refused; the advisory lock beside it is retried every tick for at most
+// the budget; the hook timeouts the installer writes (seconds), and the
+// OpenCode plugin's bound on one relay run.
+inline constexpr std::size_t kIntegrationFileMaxBytes = 4u << 20;
+inline constexpr std::chrono::milliseconds kIntegrationLockRetryTick{5};
+inline constexpr std::chrono::milliseconds kIntegrationLockBudget{100};
+inline constexpr int kHookTimeoutWaitingSecs = 125;
+inline constexpr int kHookTimeoutCodexSecs = 3;
+inline constexpr int kHookTimeoutDefaultSecs = 10;
+inline constexpr int kOpencodeRelayTimeoutMs = 8000;
+
 }  // namespace signaltty::limits

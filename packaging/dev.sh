@@ -21,6 +21,7 @@ readonly PACKAGES=(
   tmux util-linux procps
   dbus  # tests only: the logind test runs a private dbus-daemon
   jq    # tests only: the skill's walkthrough (docs/skill.md) reads --json with jq
+  nodejs  # tests only: the OpenCode plugin test loads the generated plugin
 )
 readonly BUILD_JOBS=2
 # How long `run` waits for a background broker to answer server.status.

@@ -31,6 +31,7 @@ namespace {
 struct PaneDraft {
   p::Pane pane;
   LaunchSpec spec;
+  std::optional<p::Integration> integration;
 };
 
 // What pane.spawn and pane.split share.
@@ -112,6 +113,8 @@ Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
   pane.task_id = in.task_id;
   pane.agent.kind = agents::detect_agent_kind(in.argv, std::nullopt);
   if (auto config = config_env_of(in.env, in.cwd); !config.empty()) pane.agent.config_env = config;
+  // Before the program starts: a directly launched agent reports its hooks.
+  d.integration = launch_integration(in.argv, in.env, in.cwd);
   d.spec = LaunchSpec{pane.id, in.argv,
                       child_environment({broker_environment(), std::move(in.env), pane.id,
                                          services.config.socket_path, in.parent_pane_id,
@@ -144,7 +147,7 @@ p::AgentKind hinted_kind(const std::optional<std::string>& hint) {
 // ptyhost closed.
 void publish(Services& services, Txn& txn, Result<Launched> launched, p::Pane pane,
              const std::optional<std::string>& split_of, p::SplitDir dir,
-             const Reply<p::PaneLaunchResult>& reply) {
+             std::optional<p::Integration> integration, const Reply<p::PaneLaunchResult>& reply) {
   if (!launched.ok()) return reply(std::move(launched).error());
   pane.pid = launched->child_pid;
   pane.ptyhost_pid = launched->ptyhost_pid;
@@ -155,7 +158,7 @@ void publish(Services& services, Txn& txn, Result<Launched> launched, p::Pane pa
     return reply(std::move(added).error());
   }
   services.supervisor.push_meta(added->id);
-  reply(p::PaneLaunchResult{*added, std::nullopt});
+  reply(p::PaneLaunchResult{*added, std::move(integration)});
   // The record must survive a crash right after the launch.
   services.pipeline.after_durable([&services] {
     services.snapshots.save_now_or_retry();
@@ -177,8 +180,10 @@ void launch_and_publish(Ctx& ctx, PaneDraft draft, std::string tab_id,
   services.supervisor.launch(
       std::move(draft.spec),
       [&services, &txn, pane = std::move(draft.pane), split_of, dir, ticket = *ticket,
+       integration = std::move(draft.integration),
        reply = std::move(reply)](Result<Launched> launched) mutable {
-        publish(services, txn, std::move(launched), std::move(pane), split_of, dir, reply);
+        publish(services, txn, std::move(launched), std::move(pane), split_of, dir,
+                std::move(integration), reply);
         LaunchGate::end_launch(ticket);
       });
 }
@@ -226,11 +231,7 @@ void handle(p::PaneSplit, Ctx& ctx, p::PaneSplitParams&& params,
 void handle(p::PaneResume, Ctx& ctx, p::PaneRef&& params, Reply<p::PaneLaunchResult> reply) {
   auto found = ctx.services.store.find_pane(params.pane_id);
   if (!found.ok()) return reply(std::move(found).error());
-  resume_pane_process(ctx.services, ctx.txn, (*found)->id,
-                      [reply = std::move(reply)](Result<p::Pane> resumed) {
-                        if (!resumed.ok()) return reply(std::move(resumed).error());
-                        reply(p::PaneLaunchResult{std::move(resumed).value(), std::nullopt});
-                      });
+  resume_pane_process(ctx.services, ctx.txn, (*found)->id, std::move(reply));
 }
 
 // The ptyhost is asked first so scrollback_len is current.
