@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +39,13 @@ void spit(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
+std::string make_temp_dir() {
+  char templ[] = "/tmp/signaltty-integration-cli-XXXXXX";
+  const char* made = ::mkdtemp(templ);
+  if (made == nullptr) throw std::runtime_error("mkdtemp failed");
+  return made;
+}
+
 struct Ran {
   int status = -1;
   std::string out, err;
@@ -45,15 +53,12 @@ struct Ran {
 
 class IntegrationCommand : public ::testing::Test {
  protected:
-  IntegrationCommand() {
-    char templ[] = "/tmp/signaltty-integration-cli-XXXXXX";
-    dir = ::mkdtemp(templ);
-    std::filesystem::create_directories(home);
-  }
+  IntegrationCommand() { std::filesystem::create_directories(home); }
   ~IntegrationCommand() override { std::filesystem::remove_all(dir); }
 
   // build/bin/signaltty <args> with only `env` (HOME=home unless given).
   Ran run(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+    EXPECT_TRUE(home.starts_with("/tmp/")) << home;
     env.try_emplace("HOME", home);
     env.try_emplace("PATH", "/usr/bin:/bin");
     env.try_emplace("SIGNALTTY_SOCKET", dir + "/no-broker.sock");
@@ -84,7 +89,7 @@ class IntegrationCommand : public ::testing::Test {
     return std::filesystem::path(SIGNALTTY_CLI).parent_path() / "signaltty-hookrelay";
   }
 
-  std::string dir;
+  std::string dir = make_temp_dir();  // before home, which is inside it
   std::string home = dir + "/home";
 };
 
