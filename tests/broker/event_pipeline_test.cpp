@@ -147,6 +147,34 @@ TEST_F(EventPipelineTest, PublishesInSeqOrderThenCompletesInCommitOrder) {
   }
 }
 
+TEST_F(EventPipelineTest, StateImageRidesOnTheLastRecordAndATouchOnlyChangeIsNeverPublished) {
+  start();
+  pipeline_->set_state_source(
+      [](const std::vector<PendingEvent>& events, const std::vector<EntityRef>& touched) {
+        return "{\"named\":" + std::to_string(events.size() + touched.size()) + "}";
+      });
+  pipeline_->commit(pending(2), nullptr);
+  Txn touch_only;
+  touch_only.touch(EntityKind::Pane, "pane_a");
+  pipeline_->commit(std::move(touch_only), nullptr);
+  drain();
+  EXPECT_EQ(published_seqs(), (std::vector<std::uint64_t>{1, 2}));
+  for (const auto& ev : published_) EXPECT_TRUE(ev.state.empty()) << "published without its image";
+
+  std::vector<protocol::Json> records;
+  std::stringstream lines(slurp(dir_.file("audit.jsonl")));
+  for (std::string line; std::getline(lines, line);) records.push_back(protocol::Json::parse(line));
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_FALSE(records[0].contains("state"));
+  EXPECT_EQ(records[1]["state"], (protocol::Json{{"named", 2}}));
+  EXPECT_EQ(records[2]["event"], std::string(kStateOnlyRecord));
+  EXPECT_EQ(records[2]["state"], (protocol::Json{{"named", 1}}));
+  JournalCapture capture = journal_->capture();
+  auto replayed = AuditJournal::read_records(capture, 0, 3);
+  ASSERT_TRUE(replayed.ok());
+  EXPECT_EQ(replayed->size(), 2u) << "a state-only record is no event to replay";
+}
+
 TEST_F(EventPipelineTest, ConcurrentCommitsShareOneFsync) {
   start(GroupCommit::On);
   constexpr int kCommits = 2000;
@@ -175,7 +203,7 @@ TEST_F(EventPipelineTest, AfterDurableRunsAtOnceWhenNothingIsInFlight) {
   pipeline_->after_durable([&] { ran = true; });
   EXPECT_TRUE(ran);
   bool empty_commit_ran = false;
-  pipeline_->commit({}, [&] { empty_commit_ran = true; });
+  pipeline_->commit(Txn{}, [&] { empty_commit_ran = true; });
   EXPECT_TRUE(empty_commit_ran);
 }
 
@@ -186,7 +214,7 @@ TEST_F(EventPipelineTest, AfterDurableWaitsForEveryEarlierCommit) {
   pipeline_->after_durable([&] {
     trace.push_back("barrier published=" + std::to_string(published_.size()));
   });
-  pipeline_->commit({}, [&] { trace.push_back("empty"); });
+  pipeline_->commit(Txn{}, [&] { trace.push_back("empty"); });
   EXPECT_TRUE(trace.empty());
   drain();
   EXPECT_EQ(trace, (std::vector<std::string>{"commit", "barrier published=3", "empty"}));

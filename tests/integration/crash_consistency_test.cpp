@@ -72,7 +72,7 @@ struct Worker {
 // One round: the requests, the kill, and what the clients saw.
 class CrashRound {
  public:
-  CrashRound(std::uint32_t seed, const std::string& socket_path) : rng_(seed) {
+  CrashRound(std::uint32_t seed, const std::string& socket_path) : rng_(seed), seed_(seed) {
     kill_after_ = std::uniform_int_distribution<int>(kKillAfterMin, kKillAfterMax)(rng_);
     Client lister(socket_path);
     const Json listed = lister.call("workspace.list");
@@ -121,7 +121,9 @@ class CrashRound {
 
   Pending next_request() {
     const int roll = std::uniform_int_distribution<int>(0, 99)(rng_);
-    const std::string name = "n" + std::to_string(serial_++);
+    // Unique across rounds too: the restart keeps every answered name
+    // (decision 25), and renaming to the current name emits nothing.
+    const std::string name = "n" + std::to_string(seed_) + "-" + std::to_string(serial_++);
     if (workspaces_.empty() || roll < 25) return {"workspace.create", {{"name", name}}};
     if (roll < 55) return {"workspace.rename", {{"workspace_id", pick(workspaces_)}, {"name", name}}};
     if (roll < 80) return {"tab.create", {{"workspace_id", pick(workspaces_)}, {"title", name}}};
@@ -163,6 +165,7 @@ class CrashRound {
   }
 
   std::mt19937 rng_;
+  std::uint32_t seed_ = 0;
   int kill_after_ = 0;
   int answered_ = 0;
   std::uint64_t serial_ = 0;

@@ -312,15 +312,17 @@ TEST_F(Survival, StaleSocketIsRemovedAtStartup) {
   EXPECT_FALSE(path_exists(path));
 }
 
-// docs/rules.md, decision 2: the snapshot lost, the pane comes back in
-// `recovered`.
+// docs/rules.md, decision 2: the snapshot and the journal lost, the pane
+// comes back in `recovered`.
 TEST_F(Survival, LivePtyhostWithoutARecordIsAdoptedIntoRecovered) {
   start();
   Client client = connect();
   Json pane = spawn(client, make_workspace(client)["id"], {"cat"});
   broker().sigkill();
   ASSERT_TRUE(broker().wait_exit(deadline_after()).has_value());
+  // Snapshot and journal both lost: nothing knows the pane any more.
   ::unlink(dirs_.state_file("snapshot.json").c_str());
+  ::unlink(dirs_.state_file("audit.jsonl").c_str());
   start();
   client = connect();
   Json now = get_pane(client, pane["id"]);
