@@ -187,9 +187,10 @@ class NativeWait : public AnswerRoute, public std::enable_shared_from_this<Nativ
       session->hold_single_flight([weak = weak_from_this()] {
         if (auto self = weak.lock()) self->cancel(std::string(kCancelledReason));
       });
+    // The timer's handler owns the wait until it ends (stop() cancels it).
     timer_.expires_after(timeout_);
-    timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
-      if (auto self = weak.lock(); self && !ec) self->cancel(std::string(kTimeoutReason));
+    timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+      if (!ec) self->cancel(std::string(kTimeoutReason));
     });
   }
 

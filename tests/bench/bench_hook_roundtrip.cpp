@@ -6,6 +6,7 @@
 // the runs, hooks alternating UserPromptSubmit and Stop so each one is a
 // transition (goal: p99 under 10 ms).
 // Usage: bench_hook_roundtrip [RUNS]   (default 1000)
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 

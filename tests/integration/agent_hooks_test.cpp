@@ -85,7 +85,7 @@ class AgentHooks : public PaneTest {
       ASSERT_EQ(hook["event"], expected[i].event);
       std::vector<std::string> args{"--agent", agent, "--event", hook["event"], "--pane", pane};
       std::string stdin_text;
-      if (hook.contains("argv")) {
+      if (hook.contains("argv") && !hook["argv"].empty()) {
         args.push_back(hook["argv"][0].dump());
       } else {
         stdin_text = (hook.contains("payload") ? hook["payload"] : hook["stdin"]).dump();
@@ -367,7 +367,11 @@ TEST_F(AgentHooks, BadHooksAreRefusedAndChangeNothing) {
   EXPECT_EQ(mismatch["reason"], "harness_mismatch");
   Json deep = Json::array();
   for (int i = 0; i < 200; ++i) deep = Json::array({deep});
-  EXPECT_EQ(client.request("hook-event", hook({{"payload", deep}}))["ok"], false);
+  // Too deep to read even its id: refused with an error line (id null).
+  client.send_request("hook-event", hook({{"payload", deep}}));
+  const auto refused = client.read_message(deadline_after());
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ((*refused)["ok"], false);
   // Through the relay: not JSON, and a wrong-typed field (read as absent).
   EXPECT_EQ(run_relay({"--agent", "claude", "--event", "Stop", "--pane", pane}, "{nope").status.code,
             0);

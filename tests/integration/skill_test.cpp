@@ -65,10 +65,11 @@ TEST_F(Skill, EveryCommandLineOfTheSkillRunsAgainstTheRealCli) {
   EXPECT_EQ(now["lifecycle"], "done");
   EXPECT_FALSE(now.contains("pending_decision"));
   wait_output(client, agent, "\"behavior\":\"allow\"");
+  const Json pending = client.call("attention.pending");
   bool notified = false;
-  for (const Json& p : client.call("attention.pending")["panes"])
+  for (const Json& p : pending["panes"])
     notified = notified || (p["pane_id"] == self && p["attention"] == "unread");
-  EXPECT_TRUE(notified);
+  EXPECT_TRUE(notified) << pending.dump() << "\n" << ran.out;
   EXPECT_EQ(client.call("workspace.get", {{"workspace_id", ws}})["panes"].size(), 2u);
 }
 
