@@ -57,6 +57,14 @@ struct EventFilter {
 // empty `events` or `task_ids` list means the same as an absent one.
 Result<EventFilter> make_event_filter(const protocol::SubscribeParams& params);
 
+// True when `event`'s payload names `pane_id` at its top level: what a
+// watcher of one pane filters on before doing any work.
+inline bool names_pane(const StateEvent& event, std::string_view pane_id) {
+  auto it = event.payload.find("pane_id");
+  return it != event.payload.end() && it->is_string() &&
+         it->get_ref<const std::string&>() == pane_id;
+}
+
 class EventHub {
  public:
   // start_head: the sequence head at startup (nothing below it is in the ring).

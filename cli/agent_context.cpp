@@ -4,28 +4,13 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-
+#include "cli/stdin_read.hpp"
 #include "common/protocol/json_parse.hpp"
 
 namespace signaltty::cli {
 namespace {
 
 using protocol::Json;
-
-Result<std::string> read_payload(int fd) {
-  std::string bytes;
-  char chunk[64u << 10];
-  for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::from_errno(ErrorCode::IoError, "read", errno, "stdin");
-    if (n == 0) return bytes;
-    bytes.append(chunk, static_cast<std::size_t>(n));
-    if (bytes.size() > kHookPayloadMaxBytes)
-      return bad_params("--payload-stdin: the payload is over 1 MiB");
-  }
-}
 
 }  // namespace
 
@@ -44,7 +29,8 @@ Result<Json> AgentContext::complete(const CommandBinding& command, Json params,
   if (!params.contains("client_pid")) params["client_pid"] = static_cast<std::int64_t>(::getpid());
   if (!payload_stdin_) return params;
   if (params.contains("payload")) return bad_params("give --payload or --payload-stdin, not both");
-  SIGNALTTY_TRY(std::string text, read_payload(io.in_fd));
+  SIGNALTTY_TRY(std::string text, read_to_end_bounded(io.in_fd, kHookPayloadMaxBytes,
+                                                     "--payload-stdin: the payload is over 1 MiB"));
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) return params;
   auto payload = protocol::parse_json(text);
   if (!payload.ok()) return bad_params("--payload-stdin: " + payload.error().message);

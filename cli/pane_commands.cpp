@@ -9,6 +9,7 @@
 
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/stdin_read.hpp"
 #include "cli/table.hpp"
 #include "common/base64.hpp"
 #include "common/protocol/methods.hpp"
@@ -48,21 +49,6 @@ std::optional<char> simple_escape(char c) {
     case 'b': return '\b';
     case '0': return '\0';
     default: return std::nullopt;
-  }
-}
-
-Result<std::string> read_all_stdin(int fd) {
-  std::string bytes;
-  char chunk[64u << 10];
-  for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::from_errno(ErrorCode::IoError, "read", errno, "stdin");
-    if (n == 0) return bytes;
-    bytes.append(chunk, static_cast<std::size_t>(n));
-    if (bytes.size() > kStdinMaxBytes)
-      return bad_params("stdin holds more than pane.input takes at once (" +
-                        std::to_string(kStdinMaxBytes) + " bytes)");
   }
 }
 
@@ -258,7 +244,10 @@ Result<Json> PaneCommands::params_for(const CommandBinding& command, const CliIo
   if (has_b64) return params;
   if (::isatty(io.in_fd) == 1)
     return bad_params("nothing to send: give TEXT, --data-b64, or pipe the bytes on stdin");
-  SIGNALTTY_TRY(std::string bytes, read_all_stdin(io.in_fd));
+  SIGNALTTY_TRY(std::string bytes,
+                read_to_end_bounded(io.in_fd, kStdinMaxBytes,
+                                    "stdin holds more than pane.input takes at once (" +
+                                        std::to_string(kStdinMaxBytes) + " bytes)"));
   params["data_b64"] = base64_encode(bytes);
   return params;
 }

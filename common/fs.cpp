@@ -14,16 +14,6 @@
 namespace signaltty::fs {
 namespace {
 
-Status write_all(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::from_errno(ErrorCode::IoError, "write", errno, path);
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return {};
-}
-
 enum class Sync { Yes, No };
 
 Status write_replace(const std::string& path, std::string_view contents, mode_t mode, Sync sync) {
@@ -98,6 +88,16 @@ std::string join(std::string_view dir, std::string_view name) {
   if (!out.empty() && out.back() != '/') out.push_back('/');
   out.append(name);
   return out;
+}
+
+Status write_all(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::from_errno(ErrorCode::IoError, "write", errno, path);
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return {};
 }
 
 }  // namespace signaltty::fs

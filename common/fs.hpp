@@ -18,6 +18,9 @@ Status write_file_durable(const std::string& path, std::string_view contents, mo
 // Same steps without the fsyncs (snapshot tails, docs/rules.md "Durable writes").
 Status write_file_atomic(const std::string& path, std::string_view contents, mode_t mode = 0600);
 Status fsync_dir(const std::string& dir);
+// Writes all of `data` to `fd` (EINTR and short writes retried); IO_ERROR
+// naming `path` otherwise.
+Status write_all(int fd, std::string_view data, const std::string& path);
 // Reads a whole regular file up to max_bytes (IO_ERROR beyond, or if missing).
 Result<std::string> read_file(const std::string& path, std::size_t max_bytes);
 bool exists(const std::string& path);

@@ -179,8 +179,9 @@ class NativeWait : public AnswerRoute, public std::enable_shared_from_this<Nativ
 
   void start() {
     services_.routes.add(decision_id_, weak_from_this());
-    watch_token_ = services_.hub.watch([weak = weak_from_this()](const StateEvent&) {
-      if (auto self = weak.lock())
+    // Every event a decision change or the pane's end emits names pane_id.
+    watch_token_ = services_.hub.watch([weak = weak_from_this()](const StateEvent& ev) {
+      if (auto self = weak.lock(); self && names_pane(ev, self->pane_id_))
         boost::asio::post(self->services_.io, [self] { self->check_still_pending(); });
     });
     if (auto session = session_.lock())

@@ -137,12 +137,6 @@ Status apply_lineage(const Store& store, const p::PaneSpawnParams& params, p::Pa
   return {};
 }
 
-p::AgentKind hinted_kind(const std::optional<std::string>& hint) {
-  if (!hint) return p::AgentKind::None;
-  auto kind = p::decode<p::AgentKind>(p::Json(*hint));
-  return kind.ok() ? *kind : p::AgentKind::None;
-}
-
 // Publishes a launched pane; a pane that cannot be published has its
 // ptyhost closed.
 void publish(Services& services, Txn& txn, Result<Launched> launched, p::Pane pane,
@@ -207,7 +201,7 @@ void handle(p::PaneSpawn, Ctx& ctx, p::PaneSpawnParams&& params,
   auto draft = draft_pane(ctx.services, std::move(in));
   if (!draft.ok()) return reply(std::move(draft).error());
   if (Status s = apply_lineage(store, params, draft->pane); !s.ok()) return reply(s.error());
-  if (params.agent_hint) draft->pane.agent.kind = hinted_kind(params.agent_hint);
+  draft->pane.agent.kind = agents::detect_agent_kind(draft->pane.argv, params.agent_hint);
   launch_and_publish(ctx, std::move(draft).value(), tab->value_or(""), std::nullopt,
                      p::SplitDir::Right, std::move(reply));
 }

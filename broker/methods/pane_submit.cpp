@@ -137,8 +137,9 @@ class Submit : public std::enable_shared_from_this<Submit> {
   void open_gate() {
     gate_deadline_ = SteadyClock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(
                                               params_.stall_timeout_s * 1000));
-    watch_token_ = services_.hub.watch([weak = weak_from_this()](const StateEvent&) {
-      if (auto self = weak.lock())
+    // agent.* events name pane_id.
+    watch_token_ = services_.hub.watch([weak = weak_from_this()](const StateEvent& ev) {
+      if (auto self = weak.lock(); self && names_pane(ev, self->pane_id_))
         boost::asio::post(self->services_.io, [self] { self->check_gate(); });
     });
     arm_gate_timer();

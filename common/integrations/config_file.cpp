@@ -107,21 +107,11 @@ Result<Snapshot> snapshot(const std::string& path) {
   return Snapshot{std::move(text), st.st_mode & kPermissionBits};
 }
 
-Status write_all(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::from_errno(ErrorCode::IoError, "write", errno, path);
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return {};
-}
-
 Status fill_temp(const std::string& temp, std::string_view text, mode_t mode) {
   UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kNewFileMode));
   if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno, temp);
   if (::fchmod(fd.get(), mode) != 0) return Error::from_errno(ErrorCode::IoError, "fchmod", errno, temp);
-  SIGNALTTY_RETURN_IF_ERROR(write_all(fd.get(), text, temp));
+  SIGNALTTY_RETURN_IF_ERROR(fs::write_all(fd.get(), text, temp));
   if (::fsync(fd.get()) != 0) return Error::from_errno(ErrorCode::IoError, "fsync", errno, temp);
   return {};
 }

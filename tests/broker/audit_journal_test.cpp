@@ -16,28 +16,16 @@
 
 #include "common/limits.hpp"
 #include "common/protocol/events.hpp"
+#include "tests/broker/temp_dir.hpp"
 
 namespace signaltty::broker {
 namespace {
 
 namespace stdfs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (stdfs::temp_directory_path() / "signaltty-journal-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    stdfs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+// A directory of this test's own (tests/broker/temp_dir.hpp).
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("signaltty-journal") {}
 };
 
 std::string slurp(const std::string& path) {

@@ -19,6 +19,7 @@
 #include "broker/state_image.hpp"
 #include "broker/store.hpp"
 #include "common/ids.hpp"
+#include "tests/broker/temp_dir.hpp"
 
 namespace signaltty::broker {
 namespace {
@@ -27,22 +28,9 @@ namespace stdfs = std::filesystem;
 using protocol::Json;
 using protocol::Pane;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (stdfs::temp_directory_path() / "signaltty-replay-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    stdfs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+// A directory of this test's own (tests/broker/temp_dir.hpp).
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("signaltty-replay") {}
 };
 
 Clock fixed_clock() {
