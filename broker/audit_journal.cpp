@@ -32,6 +32,12 @@ constexpr const char* kRetentionName = "audit-retention.json";
 constexpr const char* kSequenceName = "event-sequence.json";
 constexpr std::size_t kReadChunkBytes = 64 * 1024;
 constexpr std::size_t kRetentionMaxBytes = 4096;
+// The evidence is one JSON object padded with spaces to one 512-byte
+// sector, so a rewrite is one aligned write that neither changes the
+// file's size nor spans sectors, and one fdatasync makes it durable. A
+// write torn anyway leaves bytes that do not parse or do not match the
+// files: history reads as unprovable, never the reverse.
+constexpr std::size_t kRetentionSlotBytes = 512;
 
 // ---- reading lines ------------------------------------------------------
 
@@ -285,7 +291,7 @@ Result<std::unique_ptr<AuditJournal>> AuditJournal::open(const std::string& stat
   if (pred_fd) journal->predecessor_fd_ = std::make_shared<UniqueFd>(std::move(pred_fd));
   journal->current_bytes_ = cur.bytes;
   // The verdict is persisted now, so an unprovable history stays unprovable.
-  SIGNALTTY_RETURN_IF_ERROR(journal->write_retention());
+  SIGNALTTY_RETURN_IF_ERROR(journal->replace_retention());
   journal->synced_ = journal->durable_snapshot();
   journal->published_ = journal->synced_;
 
@@ -412,8 +418,38 @@ Result<std::uint64_t> AuditJournal::read_back_predecessor() const {
   return scan.max_seq;
 }
 
-Status AuditJournal::write_retention() const {
-  return fs::write_file_durable(path(kRetentionName), protocol::encode(retention_).dump() + "\n");
+namespace {
+
+// The evidence as one sector: the object, spaces, a final newline; or the
+// plain object when it would not fit (it cannot: a few numbers and flags).
+std::string retention_text(const JournalRetention& retention) {
+  std::string text = protocol::encode(retention).dump();
+  if (text.size() + 1 > kRetentionSlotBytes) return text + "\n";
+  text.resize(kRetentionSlotBytes - 1, ' ');
+  text += '\n';
+  return text;
+}
+
+}  // namespace
+
+Status AuditJournal::replace_retention() {
+  const std::string file = path(kRetentionName);
+  retention_fd_.reset();
+  SIGNALTTY_RETURN_IF_ERROR(fs::write_file_durable(file, retention_text(retention_)));
+  retention_fd_ = UniqueFd(::open(file.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!retention_fd_) return Error::from_errno(ErrorCode::IoError, "open", errno, file);
+  return {};
+}
+
+Status AuditJournal::write_retention() {
+  const std::string text = retention_text(retention_);
+  if (!retention_fd_ || text.size() != kRetentionSlotBytes) return replace_retention();
+  const ssize_t n = ::pwrite(retention_fd_.get(), text.data(), text.size(), 0);
+  if (n != static_cast<ssize_t>(text.size()))
+    return Error::from_errno(ErrorCode::IoError, "pwrite", n < 0 ? errno : EIO, kRetentionName);
+  if (::fdatasync(retention_fd_.get()) != 0)
+    return Error::from_errno(ErrorCode::IoError, "fdatasync", errno, kRetentionName);
+  return {};
 }
 
 JournalView AuditJournal::durable_snapshot() const {

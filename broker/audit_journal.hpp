@@ -104,7 +104,8 @@ class AuditJournal {
   // until sync().
   Status write_batch(const std::vector<StateEvent>& events);
   // fdatasync of the current file, then audit-retention.json rewritten
-  // durably with the new lengths.
+  // durably with the new lengths: in place, one sector, one fdatasync
+  // (docs/rules.md, Event journal).
   Status sync();
   // The state as of the last successful sync() (or open()).
   JournalView durable_view() const;
@@ -156,7 +157,10 @@ class AuditJournal {
   Status rotate_if_full();
   Status rotate();
   Result<std::uint64_t> read_back_predecessor() const;
-  Status write_retention() const;
+  // The whole evidence file replaced (open) or its one sector rewritten
+  // in place (every sync and rotation).
+  Status replace_retention();
+  Status write_retention();
   JournalView durable_snapshot() const;
   std::string path(const char* name) const;
 
@@ -165,6 +169,7 @@ class AuditJournal {
   JournalRetention retention_;
   std::shared_ptr<UniqueFd> current_fd_;
   std::shared_ptr<UniqueFd> predecessor_fd_;
+  UniqueFd retention_fd_;  // audit-retention.json, kept open for in-place rewrites
   std::uint64_t current_bytes_ = 0;  // written, maybe not yet synced
   std::uint64_t last_seq_ = 0;
   std::string pending_;  // lines not yet written to the current file

@@ -237,6 +237,49 @@ TEST(AuditJournal, TruncatedFileMakesHistoryUnprovable) {
   EXPECT_FALSE(open_ok(dir)->history_provable());
 }
 
+// Each sync rewrites the evidence in place: the same inode, one 512-byte
+// sector, still a plain JSON object for any reader.
+TEST(AuditJournal, EvidenceIsOneSectorRewrittenInPlace) {
+  TempDir dir;
+  auto journal = open_ok(dir);
+  struct stat before {};
+  ASSERT_EQ(::stat(dir.file("audit-retention.json").c_str(), &before), 0);
+  write_and_sync(*journal, events(1, 2));
+  write_and_sync(*journal, events(3, 3));
+  struct stat after {};
+  ASSERT_EQ(::stat(dir.file("audit-retention.json").c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_size, 512);
+  EXPECT_EQ(after.st_mode & 0777, 0600u);
+  const std::string text = slurp(dir.file("audit-retention.json"));
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(retention_in(dir).current_bytes, slurp(dir.file("audit.jsonl")).size());
+  EXPECT_TRUE(open_ok(dir)->history_provable());
+}
+
+// A rewrite torn anywhere in the object (new head, old tail) never reads
+// as provable; only the padding may be torn without changing the content.
+TEST(AuditJournal, TornEvidenceRewriteMakesHistoryUnprovable) {
+  TempDir dir;
+  auto journal = open_ok(dir);
+  write_and_sync(*journal, events(1, 1));
+  const std::string old_text = slurp(dir.file("audit-retention.json"));
+  write_and_sync(*journal, events(2, 9, 100));
+  journal.reset();
+  const std::string new_text = slurp(dir.file("audit-retention.json"));
+  ASSERT_EQ(old_text.size(), new_text.size());
+  const std::size_t object_end = new_text.find_last_not_of(" \n") + 1;
+  int torn_checked = 0;
+  for (std::size_t keep = 0; keep < object_end; ++keep) {
+    const std::string torn = new_text.substr(0, keep) + old_text.substr(keep);
+    if (torn == new_text) continue;
+    std::ofstream(dir.file("audit-retention.json"), std::ios::binary | std::ios::trunc) << torn;
+    EXPECT_FALSE(open_ok(dir)->history_provable()) << "torn after byte " << keep;
+    ++torn_checked;
+  }
+  EXPECT_GT(torn_checked, 0);
+}
+
 TEST(AuditJournal, MissingPredecessorMakesHistoryUnprovable) {
   TempDir dir;
   {

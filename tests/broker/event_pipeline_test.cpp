@@ -4,9 +4,11 @@
 #include "broker/event_pipeline.hpp"
 
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -53,6 +55,28 @@ void make_unwritable(const std::string& path) {
   stdfs::create_directory(path);
   std::ofstream(path + "/occupied") << "x";
 }
+
+// Regular-file writes of this process past `bytes` fail with EFBIG (no
+// SIGXFSZ) until the end of the scope: a disk that takes nothing more.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    rlimit limited{bytes, saved_.rlim_max};
+    ::setrlimit(RLIMIT_FSIZE, &limited);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  rlimit saved_{};
+  void (*old_handler_)(int) = SIG_DFL;
+};
 
 class EventPipelineTest : public ::testing::Test {
  protected:
@@ -224,10 +248,12 @@ TEST_F(EventPipelineTest, EphemeralSeqsConsumeNumbersButAreNeverJournaled) {
 TEST_F(EventPipelineTest, JournalWriteFailureIsFatalAndPublishesNothing) {
   start();
   bool done = false;
-  make_unwritable(dir_.file("audit-retention.json"));
-  pipeline_->commit(pending(2), [&] { done = true; });
   auto fatal = fatal_.get_future();
-  ASSERT_EQ(fatal.wait_for(kDeadline), std::future_status::ready);
+  {
+    FileSizeLimit full(0);
+    pipeline_->commit(pending(2), [&] { done = true; });
+    ASSERT_EQ(fatal.wait_for(kDeadline), std::future_status::ready);
+  }
   EXPECT_EQ(fatal.get().code, ErrorCode::IoError);
   pipeline_->commit(pending(1), [&] { done = true; });
   io_.poll();  // runs anything the journal thread posted before it stopped

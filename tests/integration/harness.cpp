@@ -72,6 +72,55 @@ ExitStatus from_siginfo(const siginfo_t& info) {
   return st;
 }
 
+std::string read_proc_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The parent pid from /proc/<pid>/stat (after the ")" that ends comm).
+pid_t parent_of(const std::string& pid) {
+  const std::string stat = read_proc_file("/proc/" + pid + "/stat");
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(stat.substr(close + 1));
+  std::string state;
+  pid_t ppid = -1;
+  rest >> state >> ppid;
+  return ppid;
+}
+
+// Ptyhosts outlive a killed broker by design. Those the brokers of this
+// test started (their command line names a directory under `root`) and
+// their programs' process groups are SIGKILLed when the test ends.
+void kill_leftover_ptyhosts(const std::string& root) {
+  std::vector<std::string> pids;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    pids.push_back(name);
+  }
+  std::vector<pid_t> hosts;
+  for (const auto& pid : pids) {
+    std::string cmdline = read_proc_file("/proc/" + pid + "/cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find("signaltty-ptyhost") != std::string::npos &&
+        cmdline.find(" " + root + "/") != std::string::npos)
+      hosts.push_back(static_cast<pid_t>(std::stol(pid)));
+  }
+  if (hosts.empty()) return;
+  for (const auto& pid : pids) {
+    const pid_t parent = parent_of(pid);
+    if (std::find(hosts.begin(), hosts.end(), parent) == hosts.end()) continue;
+    const auto child = static_cast<pid_t>(std::stol(pid));
+    ::kill(-child, SIGKILL);  // the pane's program leads its own session
+    ::kill(child, SIGKILL);
+  }
+  for (const pid_t host : hosts) ::kill(host, SIGKILL);
+}
+
 }  // namespace
 
 Deadline deadline_after(Clock::duration d) { return Clock::now() + d; }
@@ -96,6 +145,7 @@ TempDirs::TempDirs() {
 }
 
 TempDirs::~TempDirs() {
+  kill_leftover_ptyhosts(root_);
   std::error_code ec;
   std::filesystem::remove_all(root_, ec);
 }
