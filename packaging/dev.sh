@@ -93,12 +93,16 @@ install_missing_packages() {
 
 # ---- build -------------------------------------------------------------------
 
+# The benchmarks (tests/bench) are built for `bench` only: `test` and `run`
+# do not need them, and CI's two cores have a time budget.
 build() {
-  local extra=()
+  local mode="$1" extra=() bench=OFF
+  [[ "${mode}" == bench ]] && bench=ON
   if [[ -n "${SIGNALTTY_CMAKE_ARGS:-}" ]]; then
     read -r -a extra <<<"${SIGNALTTY_CMAKE_ARGS}"
   fi
-  cmake -S . -B "${BUILD_DIR}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${extra[@]}"
+  cmake -S . -B "${BUILD_DIR}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSIGNALTTY_BUILD_BENCH="${bench}" "${extra[@]}"
   cmake --build "${BUILD_DIR}" -j"${BUILD_JOBS}"
 }
 
@@ -214,7 +218,7 @@ main() {
   esac
   cd "${ROOT_DIR}"
   install_missing_packages
-  build
+  build "$1"
   case "$1" in
     run) run_signaltty ;;
     test) run_tests ;;
