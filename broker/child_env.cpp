@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdlib>
 
+#include "common/integrations/codex_runtime.hpp"
 #include "common/integrations/launch_setup.hpp"
 
 extern char** environ;
@@ -82,6 +83,20 @@ std::optional<protocol::Integration> launch_integration(
   std::optional<std::string> home = env(kIntegrationHomeVariable);
   if (home && home->empty()) home.reset();
   return integrations::prepare_launch_integration({argv, requested, cwd, home, env, std::nullopt});
+}
+
+std::optional<protocol::ptyhost::ExecProbe> launch_probe(const std::vector<std::string>& argv) {
+  auto plan = integrations::no_daemon_plan(argv);
+  if (!plan) return std::nullopt;
+  return protocol::ptyhost::ExecProbe{std::move(plan->probe), std::move(plan->argv),
+                                      integrations::kCodexProbeTimeoutMs};
+}
+
+std::optional<protocol::Integration> after_probe(std::optional<protocol::Integration> integration,
+                                                 std::optional<bool> probe_passed) {
+  if (!integration || probe_passed.value_or(true)) return integration;
+  return integrations::codex_disabled(std::move(*integration),
+                                      integrations::codex_without_no_daemon_notice());
 }
 
 }  // namespace signaltty::broker

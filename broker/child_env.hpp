@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/protocol/methods/pane.hpp"
+#include "common/protocol/ptyhost_wire.hpp"
 
 namespace signaltty::broker {
 
@@ -40,6 +41,14 @@ std::vector<std::string> broker_environment();
 std::optional<protocol::Integration> launch_integration(
     const std::vector<std::string>& argv, const std::map<std::string, std::string>& requested,
     const std::string& cwd);
+// An interactive local Codex (common/integrations/codex_runtime.hpp): the
+// ptyhost probes `codex --no-daemon --version` and, when it passes, runs
+// argv with --no-daemon; nullopt for anything else.
+std::optional<protocol::ptyhost::ExecProbe> launch_probe(const std::vector<std::string>& argv);
+// The launch's integration once its probe has run: a Codex whose probe
+// failed is `disabled` with a notice.
+std::optional<protocol::Integration> after_probe(std::optional<protocol::Integration> integration,
+                                                 std::optional<bool> probe_passed);
 // True iff pane.spawn's `env` may set `key`.
 bool env_key_allowed(std::string_view key);
 

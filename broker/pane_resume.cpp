@@ -45,6 +45,10 @@ void resume_pane_process(Services& services, Txn& txn, const std::string& pane_i
   if (!found.ok()) return done(std::move(found).error());
   const protocol::Pane& pane = **found;
   if (auto ok = check_resumable(services, pane); !ok.ok()) return done(std::move(ok).error());
+  // As a spawn: a close of the pane's tab or workspace waits until the
+  // resumed pane is back in the store (store_launches.hpp).
+  auto ticket = services.store.launches().begin_launch(pane.workspace_id, pane.tab_id);
+  if (!ticket.ok()) return done(std::move(ticket).error());
   const auto config_env = pane.agent.config_env.value_or(std::map<std::string, std::string>{});
   std::optional<protocol::Integration> integration =
       launch_integration(*pane.agent.resume_argv, config_env, pane.cwd);
@@ -52,10 +56,15 @@ void resume_pane_process(Services& services, Txn& txn, const std::string& pane_i
                   child_environment({broker_environment(), config_env, pane.id,
                                      services.config.socket_path, pane.parent_pane_id,
                                      pane.task_id}),
-                  pane.cwd, pane.pty_size};
+                  pane.cwd, pane.pty_size, launch_probe(*pane.agent.resume_argv)};
   services.supervisor.launch(
       std::move(spec), [&services, &txn, id = pane.id, integration = std::move(integration),
-                        done = std::move(done)](Result<Launched> launched) mutable {
+                        ticket = *ticket, done = std::move(done)](Result<Launched> launched) mutable {
+        // However this ends, the launch is over once `done` has run.
+        struct EndLaunch {
+          LaunchGate::TicketPtr ticket;
+          ~EndLaunch() { LaunchGate::end_launch(ticket); }
+        } end_launch{ticket};
         if (!launched.ok()) return done(std::move(launched).error());
         auto resumed = services.store.resume_pane(txn, id, launched->child_pid, launched->ptyhost_pid);
         if (!resumed.ok()) {
@@ -63,7 +72,8 @@ void resume_pane_process(Services& services, Txn& txn, const std::string& pane_i
           return done(std::move(resumed).error());
         }
         services.supervisor.push_meta(id);
-        done(protocol::PaneLaunchResult{std::move(resumed).value(), std::move(integration)});
+        done(protocol::PaneLaunchResult{std::move(resumed).value(),
+                                        after_probe(std::move(integration), launched->probe_passed)});
         services.pipeline.after_durable([&services] { services.snapshots.save_now_or_retry(); });
       });
 }

@@ -124,7 +124,8 @@ void Supervisor::link_launched(LaunchSpec spec, Result<pid_t> launched,
                 }
                 hosts_[spec.pane_id] = Host{link, ptyhost_pid};
                 wire::SpawnRequest request{spec.argv, spec.env, spec.cwd, spec.size.cols,
-                                           spec.size.rows, {}};
+                                           spec.size.rows, {}, std::nullopt};
+                if (link->features() & wire::kFeatureExecProbe) request.probe = spec.probe;
                 link->spawn(request,
                               [this, alive, id = spec.pane_id, ptyhost_pid,
                                done = std::move(done)](Result<wire::SpawnReply> r, std::string) {
@@ -139,7 +140,7 @@ void Supervisor::link_launched(LaunchSpec spec, Result<pid_t> launched,
                                   if (e.code != ErrorCode::BadParams) e.code = ErrorCode::SpawnFailed;
                                   return done(std::move(e));
                                 }
-                                done(Launched{ptyhost_pid, r->child_pid});
+                                done(Launched{ptyhost_pid, r->child_pid, r->probe_passed});
                               });
               });
 }

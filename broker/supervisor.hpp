@@ -74,10 +74,13 @@ struct LaunchSpec {
   std::vector<std::string> env;  // complete, KEY=VALUE (child_environment)
   std::string cwd;
   protocol::PtySize size;
+  // Run first by the ptyhost, when it has the feature (Codex's --no-daemon).
+  std::optional<protocol::ptyhost::ExecProbe> probe;
 };
 struct Launched {
   std::int64_t ptyhost_pid = 0;
   std::int64_t child_pid = 0;
+  std::optional<bool> probe_passed;  // set when a probe ran
 };
 
 struct ReadSpec {

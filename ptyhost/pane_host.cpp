@@ -81,6 +81,17 @@ Status check_spawn_request(const wire::SpawnRequest& request) {
   if (std::any_of(request.argv.begin(), request.argv.end(), has_nul) ||
       std::any_of(request.env.begin(), request.env.end(), has_nul) || has_nul(request.cwd))
     return bad_params("argv, env and cwd may not contain NUL bytes");
+  if (const auto& probe = request.probe) {
+    if (probe->probe.empty() || probe->probe.front().empty() || probe->argv_if_passed.empty() ||
+        probe->argv_if_passed.front().empty())
+      return bad_params("probe: probe and argv_if_passed must not be empty");
+    if (std::any_of(probe->probe.begin(), probe->probe.end(), has_nul) ||
+        std::any_of(probe->argv_if_passed.begin(), probe->argv_if_passed.end(), has_nul))
+      return bad_params("probe: no NUL bytes");
+    if (probe->timeout_ms < 1 || probe->timeout_ms > wire::kExecProbeTimeoutMaxMs)
+      return bad_params("probe: timeout_ms must be 1.." +
+                        std::to_string(wire::kExecProbeTimeoutMaxMs));
+  }
   return {};
 }
 
@@ -243,17 +254,26 @@ Result<wire::SpawnReply> PaneHost::spawn(const wire::SpawnRequest& request) {
   spawn_attempted_ = true;
   spawn_wait_.cancel();
   if (!request.meta.is_null()) meta_ = request.meta;
-  if (Status started = start_program(request); !started.ok()) {
+  wire::SpawnReply reply;
+  const std::vector<std::string>* argv = &request.argv;
+  if (const auto& probe = request.probe) {
+    reply.probe_passed = probe_passes(probe->probe, request.env, request.cwd,
+                                      std::chrono::milliseconds(probe->timeout_ms));
+    if (*reply.probe_passed) argv = &probe->argv_if_passed;
+  }
+  if (Status started = start_program(request, *argv); !started.ok()) {
     request_exit(1);  // after this reply has been written
     return std::move(started).error();
   }
-  return wire::SpawnReply{child_.pid()};
+  reply.child_pid = child_.pid();
+  return reply;
 }
 
-Status PaneHost::start_program(const wire::SpawnRequest& request) {
+Status PaneHost::start_program(const wire::SpawnRequest& request,
+                               const std::vector<std::string>& argv) {
   const TerminalSize size = clamp_size(request.cols, request.rows);
   SIGNALTTY_TRY(SpawnedPty pty,
-                spawn_on_pty(SpawnSpec{request.argv, request.env, request.cwd, size.cols, size.rows}));
+                spawn_on_pty(SpawnSpec{argv, request.env, request.cwd, size.cols, size.rows}));
   child_ = std::move(pty.child);
   terminal_->resize(size);
   master_.assign(pty.master.release());

@@ -94,7 +94,9 @@ class PaneHost {
   void on_sigchld();
   void arm_exit_grace();
 
-  Status start_program(const protocol::ptyhost::SpawnRequest& request);
+  // Starts `argv` (the request's, or its probe's argv_if_passed).
+  Status start_program(const protocol::ptyhost::SpawnRequest& request,
+                       const std::vector<std::string>& argv);
   void arm_read();
   void on_readable();
   // Backpressure from a backlogged broker (broker_service.hpp).

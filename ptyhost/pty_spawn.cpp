@@ -7,11 +7,14 @@
 #include "ptyhost/pty_spawn.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pty.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -151,6 +154,45 @@ void child_close_fds(int first, int keep) {
   child_fail(report_fd, ChildStage::Exec, err);
 }
 
+// The probe's child: own process group, /dev/null on 0-2, nothing else
+// open, cwd, then the same lookup as the program's. Exit 127 on failure.
+[[noreturn]] void probe_exec(const ExecPlan& plan, int null_fd) {
+  reset_signals_in_child();
+  if (::setpgid(0, 0) != 0) ::_exit(127);
+  for (int fd = 0; fd <= 2; ++fd)
+    if (::dup2(null_fd, fd) < 0) ::_exit(127);
+  if (::close_range(3, ~0U, 0) != 0)
+    for (int fd = 3; fd < 65536; ++fd) ::close(fd);
+  if (::chdir(plan.cwd) != 0) ::_exit(127);
+  for (const auto& path : plan.candidates) ::execve(path.c_str(), plan.argv.data(), plan.envp.data());
+  ::_exit(127);
+}
+
+using ProbeClock = std::chrono::steady_clock;
+
+int ms_until(ProbeClock::time_point deadline) {
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - ProbeClock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(left);
+}
+
+// The probe's wait status once it ended by `deadline`, else nullopt. A
+// pidfd when the kernel has one; else WNOHANG polls 5 ms apart.
+std::optional<int> wait_until(pid_t pid, ProbeClock::time_point deadline) {
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  for (;;) {
+    int status = 0;
+    const pid_t got = ::waitpid(pid, &status, WNOHANG);
+    if (got == pid) return status;
+    if (got < 0 && errno != EINTR) return std::nullopt;
+    const int left = ms_until(deadline);
+    if (left == 0) return std::nullopt;
+    pollfd pfd{pidfd.get(), POLLIN, 0};
+    if (pidfd) ::poll(&pfd, 1, left);
+    else ::poll(nullptr, 0, std::min(left, 5));
+  }
+}
+
 // Blocks until the child has exec'd (EOF: the pipe closed on exec) or
 // reported why it could not.
 std::optional<ChildReport> await_exec(int read_fd) {
@@ -231,6 +273,29 @@ Result<SpawnedPty> spawn_on_pty(const SpawnSpec& spec) {
     return spawn_error(spec, *report);
   }
   return SpawnedPty{std::move(pty.master), ChildProcess(pid)};
+}
+
+bool probe_passes(const std::vector<std::string>& probe, const std::vector<std::string>& env,
+                  const std::string& cwd, std::chrono::milliseconds timeout) {
+  if (probe.empty() || probe.front().empty()) return false;
+  const auto deadline = ProbeClock::now() + timeout;
+  const SpawnSpec spec{probe, env, cwd, 0, 0};  // the plan points into it
+  const ExecPlan plan = make_plan(spec);
+  UniqueFd null_fd(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (!null_fd) return false;
+  pid_t pid = -1;
+  {
+    SignalsBlocked blocked;
+    pid = ::fork();
+    if (pid == 0) probe_exec(plan, null_fd.get());
+  }
+  if (pid < 0) return false;
+  ::setpgid(pid, pid);  // also here, so the kill below never misses the group
+  if (auto status = wait_until(pid, deadline))
+    return WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
+  ::kill(-pid, SIGKILL);
+  reap_blocking(pid);
+  return false;
 }
 
 std::string signal_abbrev(int signo) {

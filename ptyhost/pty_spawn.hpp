@@ -6,6 +6,7 @@
 // signal mask or confinement.
 //
 // Usage:
+//   if (probe_passes({"codex", "--no-daemon", "--version"}, env, cwd, 3s)) ...
 //   SIGNALTTY_TRY(SpawnedPty pty, spawn_on_pty(spec));
 //   // pty.master: non-blocking, close-on-exec; pty.child: the running program
 //   pty.child.signal(SIGTERM, SignalTarget::Group);
@@ -14,6 +15,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +78,13 @@ struct SpawnedPty {
 // once the child has exec'd; a failure before or at exec is SPAWN_FAILED
 // with details {errno, stage: "chdir"|"exec"|...} and the child reaped.
 Result<SpawnedPty> spawn_on_pty(const SpawnSpec& spec);
+
+// Runs `probe` (argv[0] looked up as the program's is) with `env` in
+// `cwd`, leading a process group of its own, stdio on /dev/null. True when
+// it exits 0 within `timeout`; past it the whole group is SIGKILLed, and
+// the probe is reaped before this returns, whatever happened.
+bool probe_passes(const std::vector<std::string>& probe, const std::vector<std::string>& env,
+                  const std::string& cwd, std::chrono::milliseconds timeout);
 
 // The abbreviation of a signal ("TERM", "KILL", "SEGV"), or its number.
 std::string signal_abbrev(int signo);

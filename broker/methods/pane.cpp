@@ -119,7 +119,7 @@ Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
                       child_environment({broker_environment(), std::move(in.env), pane.id,
                                          services.config.socket_path, in.parent_pane_id,
                                          in.task_id}),
-                      in.cwd, in.size};
+                      in.cwd, in.size, launch_probe(in.argv)};
   return d;
 }
 
@@ -152,7 +152,7 @@ void publish(Services& services, Txn& txn, Result<Launched> launched, p::Pane pa
     return reply(std::move(added).error());
   }
   services.supervisor.push_meta(added->id);
-  reply(p::PaneLaunchResult{*added, std::move(integration)});
+  reply(p::PaneLaunchResult{*added, after_probe(std::move(integration), launched->probe_passed)});
   // The record must survive a crash right after the launch.
   services.pipeline.after_durable([&services] {
     services.snapshots.save_now_or_retry();

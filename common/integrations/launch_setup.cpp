@@ -6,6 +6,7 @@
 
 #include <array>
 
+#include "common/integrations/codex_runtime.hpp"
 #include "common/integrations/installer.hpp"
 #include "common/integrations/reporter.hpp"
 
@@ -80,7 +81,8 @@ Integration failed(Provider provider, const std::optional<std::string>& file, co
 std::optional<std::string> configured_notice(Provider provider, const InstallOutcome& done) {
   if (provider != Provider::Codex || !done.changed) return std::nullopt;
   return "signaltty wrote Codex hooks to " + done.file +
-         ": review and trust them in Codex's /hooks before they report anything";
+         ": review and trust them in Codex's /hooks before they report anything, and start "
+         "Codex as `codex --no-daemon` when you type it in a shell";
 }
 
 Integration configure(Provider provider, const LaunchSetupRequest& request) {
@@ -112,7 +114,18 @@ std::optional<protocol::Integration> prepare_launch_integration(const LaunchSetu
   if (!provider) return std::nullopt;
   if (auto why = disabled_because(*provider, request.argv))
     return Integration{agent_kind(*provider), IntegrationStatus::Disabled, false, std::nullopt, *why};
-  return configure(*provider, request);
+  Integration done = configure(*provider, request);
+  // The hooks are written, but a remote Codex runs them elsewhere.
+  if (done.status == IntegrationStatus::Configured &&
+      classify_codex_launch(request.argv) == CodexLaunch::Remote)
+    return codex_disabled(std::move(done), codex_remote_notice());
+  return done;
+}
+
+Integration codex_disabled(Integration integration, std::string notice) {
+  integration.status = IntegrationStatus::Disabled;
+  integration.notice = std::move(notice);
+  return integration;
 }
 
 }  // namespace signaltty::integrations

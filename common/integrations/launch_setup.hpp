@@ -7,7 +7,9 @@
 //   - Claude with --bare, or --setting-sources without `user`, and
 //     OpenCode with --pure: `disabled`, nothing written;
 //   - otherwise the provider's hooks are installed: `configured` (Codex,
-//     when newly written, with a notice to trust them in /hooks);
+//     when newly written, with a notice to trust them in /hooks), except
+//     that a Codex with an explicit remote endpoint is `disabled` with a
+//     notice (codex_runtime.hpp);
 //   - a setup failure: `error`, with a notice that the terminal stays
 //     usable. The launch goes ahead in every case.
 // Runs in: broker (pane launches). Never: fails a launch, or writes for a
@@ -43,6 +45,13 @@ struct LaunchSetupRequest {
 std::optional<Provider> launch_provider(const std::vector<std::string>& argv);
 
 // nullopt when the program is not a supported agent; else what was done.
+// A Codex with `--remote` is `disabled` with a notice (its hooks are
+// written all the same).
 std::optional<protocol::Integration> prepare_launch_integration(const LaunchSetupRequest& request);
+
+// A Codex integration turned `disabled` with `notice` (file and changed
+// kept): the remote case above, and a Codex whose --no-daemon probe failed
+// (codex_runtime.hpp), known only once its ptyhost has run the probe.
+protocol::Integration codex_disabled(protocol::Integration integration, std::string notice);
 
 }  // namespace signaltty::integrations

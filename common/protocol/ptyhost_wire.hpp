@@ -26,15 +26,16 @@
 
 namespace signaltty::protocol::ptyhost {
 
-inline constexpr int kPtyhostWireVersion = 1;
+inline constexpr int kPtyhostWireVersion = 2;  // 2: spawn's exec probe
 inline constexpr int kPtyhostWireMinVersion = 1;
 
 // Feature bits announced in Hello/HelloAck; a side uses a feature only when
 // both announce it.
 enum Feature : std::uint64_t {
   kFeatureSerializeState = 1u << 0,  // op "serialize" for live upgrade
+  kFeatureExecProbe = 1u << 1,       // spawn's `probe`
 };
-inline constexpr std::uint64_t kFeaturesSupported = kFeatureSerializeState;
+inline constexpr std::uint64_t kFeaturesSupported = kFeatureSerializeState | kFeatureExecProbe;
 
 // ---- ptyhost → broker ----------------------------------------------------
 
@@ -148,6 +149,22 @@ struct HelloAck {
 };
 
 // Every request: {"op": <name>, "rid": N, ...its fields}. One struct per op.
+// Before the program: run `probe` with the same env and cwd, in its own
+// process group, on /dev/null; exit 0 within timeout_ms means the program
+// runs as `argv_if_passed` instead of `argv`. A probe past its time has
+// its whole group killed. (Codex's --no-daemon, docs/rules.md.)
+inline constexpr int kExecProbeTimeoutMaxMs = 10000;
+struct ExecProbe {
+  std::vector<std::string> probe;
+  std::vector<std::string> argv_if_passed;
+  int timeout_ms = 3000;  // 1..kExecProbeTimeoutMaxMs
+  static constexpr auto fields() {
+    return std::tuple{req("probe", &ExecProbe::probe),
+                      req("argv_if_passed", &ExecProbe::argv_if_passed),
+                      req("timeout_ms", &ExecProbe::timeout_ms)};
+  }
+};
+
 struct SpawnRequest {
   std::vector<std::string> argv;
   std::vector<std::string> env;  // complete child environment, KEY=VALUE
@@ -155,15 +172,21 @@ struct SpawnRequest {
   int cols = 80;
   int rows = 24;
   Json meta;
+  std::optional<ExecProbe> probe;  // only when both sides have kFeatureExecProbe
   static constexpr auto fields() {
     using R = SpawnRequest;
-    return std::tuple{req("argv", &R::argv), req("env", &R::env), req("cwd", &R::cwd),
-                      req("cols", &R::cols), req("rows", &R::rows), opt("meta", &R::meta)};
+    return std::tuple{req("argv", &R::argv), req("env", &R::env),   req("cwd", &R::cwd),
+                      req("cols", &R::cols), req("rows", &R::rows), opt("meta", &R::meta),
+                      opt("probe", &R::probe)};
   }
 };  // exec failure → SPAWN_FAILED with errno in details
 struct SpawnReply {
   std::int64_t child_pid = 0;
-  static constexpr auto fields() { return std::tuple{req("child_pid", &SpawnReply::child_pid)}; }
+  std::optional<bool> probe_passed;  // present when the request had a probe
+  static constexpr auto fields() {
+    return std::tuple{req("child_pid", &SpawnReply::child_pid),
+                      opt("probe_passed", &SpawnReply::probe_passed)};
+  }
 };
 
 struct ResizeRequest {

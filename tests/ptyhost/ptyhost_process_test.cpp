@@ -12,6 +12,7 @@
 #include <csignal>
 #include <fstream>
 
+#include "common/protocol/ptyhost_wire.hpp"
 #include "ptyhost_harness.hpp"
 
 namespace signaltty::ptyhost::testing {
@@ -24,8 +25,9 @@ TEST(PtyhostHandshake, HelloComesFirstAndDescribesThePane) {
   TestBroker broker(host.socket_path());
   Json hello = broker.read_hello();
   EXPECT_EQ(hello["op"], "hello");
-  EXPECT_EQ(hello["version"], 1);
+  EXPECT_EQ(hello["version"], protocol::ptyhost::kPtyhostWireVersion);
   EXPECT_EQ(hello["min_version"], 1);
+  EXPECT_EQ(hello["features"], protocol::ptyhost::kFeaturesSupported);
   EXPECT_EQ(hello["pane_id"], host.pane_id());
   EXPECT_EQ(hello["ptyhost_pid"], host.pid());
   EXPECT_TRUE(hello["child_pid"].is_null());

@@ -107,12 +107,30 @@ TEST_F(LaunchSetup, CodexIsConfiguredWithATrustNoticeOnlyWhenNewlyWritten) {
   EXPECT_TRUE(first->changed);
   ASSERT_TRUE(first->notice.has_value());
   EXPECT_NE(first->notice->find("/hooks"), std::string::npos);
+  EXPECT_NE(first->notice->find("codex --no-daemon"), std::string::npos);
   auto second = launch({"codex", "resume", "abc"});
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(second->status, IntegrationStatus::Configured);
   EXPECT_FALSE(second->changed);
   EXPECT_FALSE(second->notice.has_value());
   EXPECT_FALSE(std::filesystem::exists(home / ".codex/config.toml"));
+}
+
+// plugins.md: a Codex aimed at an explicit remote endpoint keeps its
+// command; its hooks may be written, but it is `disabled` with a notice.
+TEST_F(LaunchSetup, ARemoteCodexIsDisabledWithANoticeThoughItsHooksAreWritten) {
+  auto remote = launch({"codex", "--remote", "ws://127.0.0.1:1455"});
+  ASSERT_TRUE(remote.has_value());
+  EXPECT_EQ(remote->status, IntegrationStatus::Disabled);
+  EXPECT_TRUE(remote->changed);
+  EXPECT_EQ(remote->file, home / ".codex/hooks.json");
+  ASSERT_TRUE(remote->notice.has_value());
+  EXPECT_NE(remote->notice->find("--remote"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(home / ".codex/hooks.json"));
+  auto later = codex_disabled(*launch({"codex"}), "no flag");
+  EXPECT_EQ(later.status, IntegrationStatus::Disabled);
+  EXPECT_EQ(later.notice, "no flag");
+  EXPECT_EQ(later.file, home / ".codex/hooks.json");
 }
 
 TEST_F(LaunchSetup, TheLaunchsOverrideWinsAndARelativeRootFollowsTheLaunchDirectory) {
