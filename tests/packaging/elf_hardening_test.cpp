@@ -111,13 +111,16 @@ TEST(ElfHardening, EveryExecutableHasFullRelro) {
   }
 }
 
-// The hardening flags must not undo the ptyhost's static link (one runs per
-// pane; a dynamic one costs about 2 MiB more resident).
-TEST(ElfHardening, ThePtyhostStaysAStaticPieWhenBuiltStatic) {
+// The hardening flags must not undo the static links: the ptyhost (one
+// runs per pane; a dynamic one costs about 2 MiB more resident) and the
+// hook relay (every agent hook starts one).
+TEST(ElfHardening, ThePtyhostAndTheRelayStayStaticPiesWhenBuiltStatic) {
   if (!SIGNALTTY_EXPECT_STATIC_PTYHOST) GTEST_SKIP() << "built with SIGNALTTY_STATIC_PTYHOST=OFF";
-  const ElfFile elf = load_or_fail(bin_dir() + "/signaltty-ptyhost");
-  EXPECT_FALSE(elf.has_segment(PT_INTERP)) << "signaltty-ptyhost is linked dynamically";
-  EXPECT_EQ(elf.type(), ET_DYN);
+  for (const char* program : {"signaltty-ptyhost", "signaltty-hookrelay"}) {
+    const ElfFile elf = load_or_fail(bin_dir() + "/" + program);
+    EXPECT_FALSE(elf.has_segment(PT_INTERP)) << program << " is linked dynamically";
+    EXPECT_EQ(elf.type(), ET_DYN) << program;
+  }
 }
 
 TEST(ElfHardening, NoExecutableHasAnExecutableStack) {
