@@ -16,12 +16,6 @@ bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
 char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
-Error field_error(std::string_view field, std::string message) {
-  Error e = bad_params(std::string(field) + ": " + std::move(message));
-  e.details = {{"field", std::string(field)}};
-  return e;
-}
-
 std::string trim_dashes(std::string s) {
   const auto first = s.find_first_not_of('-');
   if (first == std::string::npos) return {};
@@ -61,6 +55,12 @@ std::string strip_controls(std::string_view text, std::string_view keep = {}) {
 }
 
 }  // namespace
+
+Error field_error(std::string_view field, std::string why) {
+  Error e = bad_params(std::string(field) + ": " + std::move(why));
+  e.details = {{"field", std::string(field)}};
+  return e;
+}
 
 std::size_t code_point_count(std::string_view text) {
   return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {

@@ -9,6 +9,7 @@
 //   // "my-api", or "my-api-2" when "my-api" is taken
 //   SIGNALTTY_RETURN_IF_ERROR(validate_pane_name(name));
 //   SIGNALTTY_TRY(std::string title, sanitize_display_name(raw, "title"));
+//   if (bad) return field_error("lines", "must be 1..5000");
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,10 @@
 #include "common/errors.hpp"
 
 namespace signaltty::broker {
+
+// BAD_PARAMS about one field: "<field>: <why>", details {field}. Every
+// handler that checks a field by hand says it this way.
+Error field_error(std::string_view field, std::string why);
 
 // The handle used when a name slugs to nothing (docs/rules.md, Ids, handles,
 // names).

@@ -5,6 +5,7 @@
 #include "broker/agents/detect.hpp"
 #include "broker/child_env.hpp"
 #include "broker/event_pipeline.hpp"
+#include "broker/handle.hpp"
 #include "broker/snapshot_store.hpp"
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
@@ -13,11 +14,7 @@
 namespace signaltty::broker {
 namespace {
 
-Error not_resumable(const std::string& why) {
-  Error e = bad_params("pane_id: " + why);
-  e.details = {{"field", "pane_id"}};
-  return e;
-}
+Error not_resumable(const std::string& why) { return field_error("pane_id", why); }
 
 Status check_resumable(const Services& services, const protocol::Pane& pane) {
   const bool restored = pane.restore_state == protocol::RestoreState::Resumable ||

@@ -16,6 +16,7 @@
 #include "broker/agents/pane_ancestry.hpp"
 #include "broker/event_hub.hpp"
 #include "broker/event_pipeline.hpp"
+#include "broker/handle.hpp"
 #include "broker/handlers.hpp"
 #include "broker/native_decisions.hpp"
 #include "broker/store.hpp"
@@ -38,12 +39,6 @@ constexpr std::string_view kDecisionGoneReason = "decision_cleared";
 constexpr std::string_view kPermissionRequest = "PermissionRequest";
 // Ids of decisions that only report (no answer route).
 constexpr std::string_view kReportedDecisionPrefix = "decision";
-
-Error field_error(const std::string& field, const std::string& why) {
-  Error e = bad_params(field + ": " + why);
-  e.details = {{"field", field}};
-  return e;
-}
 
 // docs/rules.md "Decision": only Codex has an answer channel of its own
 // (the option's 1-based index typed into the pane).

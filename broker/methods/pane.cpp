@@ -45,12 +45,6 @@ struct DraftInput {
   std::optional<std::string> task_id;
 };
 
-Error field_error(std::string_view field, std::string message) {
-  Error e = bad_params(std::string(field) + ": " + std::move(message));
-  e.details = {{"field", std::string(field)}};
-  return e;
-}
-
 Status check_directory(const std::string& dir) {
   if (dir.empty() || dir.front() != '/') return field_error("cwd", "must be an absolute path");
   struct stat st {};

@@ -12,6 +12,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "broker/event_hub.hpp"
+#include "broker/handle.hpp"
 #include "broker/handlers.hpp"
 #include "broker/store.hpp"
 #include "broker/supervisor.hpp"
@@ -33,12 +34,6 @@ constexpr std::uint32_t kSubmitDelayMaxMs = 10000;
 constexpr double kStallTimeoutMaxS = 300;
 // The activity gate also re-checks on this period besides every event.
 constexpr std::chrono::milliseconds kGateRecheck{100};
-
-Error field_error(const std::string& field, const std::string& why) {
-  Error e = bad_params(field + ": " + why);
-  e.details = {{"field", field}};
-  return e;
-}
 
 Status check_params(const p::PaneSubmitParams& params) {
   if (params.text.empty() || params.text.size() > kSubmitTextMaxBytes)
