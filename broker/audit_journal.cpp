@@ -223,16 +223,6 @@ Verdict judge(const RecordedRetention& rec, const FileScan& pred, const FileScan
 
 // ---- writing ------------------------------------------------------------
 
-Status write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::from_errno(ErrorCode::IoError, "write", errno, kCurrentName);
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return {};
-}
-
 Result<UniqueFd> open_current(const std::string& path, int extra_flags) {
   UniqueFd fd(::open(path.c_str(),
                      O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | extra_flags, 0600));
@@ -277,7 +267,7 @@ Result<std::unique_ptr<AuditJournal>> AuditJournal::open(const std::string& stat
       judge(recorded, pred, cur, fs::exists(fs::join(state_dir, kSequenceName)));
 
   if (cur.torn) {  // the tail of an append that never completed
-    SIGNALTTY_RETURN_IF_ERROR(write_all(cur_fd.get(), "\n"));
+    SIGNALTTY_RETURN_IF_ERROR(fs::write_all(cur_fd.get(), "\n", kCurrentName));
     SIGNALTTY_RETURN_IF_ERROR(datasync(cur_fd));
     cur.bytes += 1;
   }
@@ -353,7 +343,7 @@ JournalView AuditJournal::durable_view() const { return synced_; }
 
 Status AuditJournal::flush_pending() {
   if (pending_.empty()) return {};
-  SIGNALTTY_RETURN_IF_ERROR(write_all(current_fd_->get(), pending_));
+  SIGNALTTY_RETURN_IF_ERROR(fs::write_all(current_fd_->get(), pending_, kCurrentName));
   current_bytes_ += pending_.size();
   unsynced_ = true;
   pending_.clear();

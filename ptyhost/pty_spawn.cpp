@@ -121,15 +121,17 @@ Result<PtyPair> open_pty(int cols, int rows) {
   ::_exit(127);
 }
 
+// Closes the fds lo..hi; close(2) one by one where close_range is missing.
+void close_fd_span(unsigned lo, unsigned hi) {
+  if (lo > hi) return;
+  if (::close_range(lo, hi, 0) == 0) return;
+  for (unsigned fd = lo; fd <= hi && fd < 65536; ++fd) ::close(static_cast<int>(fd));
+}
+
 // Closes every fd from `first` except `keep` (which is close-on-exec).
 void child_close_fds(int first, int keep) {
-  auto close_span = [](unsigned lo, unsigned hi) {
-    if (lo > hi) return;
-    if (::close_range(lo, hi, 0) == 0) return;
-    for (unsigned fd = lo; fd <= hi && fd < 65536; ++fd) ::close(static_cast<int>(fd));
-  };
-  close_span(static_cast<unsigned>(first), static_cast<unsigned>(keep) - 1);
-  close_span(static_cast<unsigned>(keep) + 1, ~0U);
+  close_fd_span(static_cast<unsigned>(first), static_cast<unsigned>(keep) - 1);
+  close_fd_span(static_cast<unsigned>(keep) + 1, ~0U);
 }
 
 [[noreturn]] void child_exec(const ExecPlan& plan, int slave, int report_fd) {
@@ -161,8 +163,7 @@ void child_close_fds(int first, int keep) {
   if (::setpgid(0, 0) != 0) ::_exit(127);
   for (int fd = 0; fd <= 2; ++fd)
     if (::dup2(null_fd, fd) < 0) ::_exit(127);
-  if (::close_range(3, ~0U, 0) != 0)
-    for (int fd = 3; fd < 65536; ++fd) ::close(fd);
+  close_fd_span(3, ~0U);
   if (::chdir(plan.cwd) != 0) ::_exit(127);
   for (const auto& path : plan.candidates) ::execve(path.c_str(), plan.argv.data(), plan.envp.data());
   ::_exit(127);
