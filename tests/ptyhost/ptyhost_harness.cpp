@@ -43,7 +43,11 @@ bool poll_for(int fd, short events, Clock::time_point deadline) {
   }
 }
 
-std::string ptyhost_binary() { return std::string(SIGNALTTY_BIN_DIR) + "/signaltty-ptyhost"; }
+std::string ptyhost_binary() {
+  std::string path = SIGNALTTY_BIN_DIR;
+  path += "/signaltty-ptyhost";
+  return path;
+}
 
 Reply to_reply(const Json& doc) {
   Reply r;
