@@ -141,6 +141,9 @@ class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
   void set_meta(const wire::SetMetaRequest& r, ReplyTo<wire::OpSetMeta> done) {
     call<wire::OpSetMeta>(r, std::move(done));
   }
+  void screen(const wire::ScreenRequest& r, ReplyTo<wire::OpScreen> done) {
+    call<wire::OpScreen>(r, std::move(done));
+  }
   // An Input frame: u32 LE budget in ms, then the bytes.
   void input(std::string_view bytes, std::chrono::milliseconds budget,
              std::function<void(Result<wire::InputReply>)> done);

@@ -80,6 +80,15 @@ Supervisor::Host* Supervisor::host(const std::string& pane_id) {
   return it == hosts_.end() ? nullptr : &it->second;
 }
 
+const Supervisor::Host* Supervisor::host(const std::string& pane_id) const {
+  auto it = hosts_.find(pane_id);
+  return it == hosts_.end() ? nullptr : &it->second;
+}
+
+void Supervisor::notify_screen(const std::string& pane_id, ScreenNotice notice) {
+  if (screen_observer_) screen_observer_(pane_id, notice);
+}
+
 void Supervisor::commit(Txn& txn, std::function<void()> then) {
   if (!then) then = [] {};
   snapshots_.mark_if_changed();  // a change with no event (a repeated bell) included
@@ -123,6 +132,7 @@ void Supervisor::link_launched(LaunchSpec spec, Result<pid_t> launched,
                   return done(std::move(e));
                 }
                 hosts_[spec.pane_id] = Host{link, ptyhost_pid};
+                notify_screen(spec.pane_id, ScreenNotice::Linked);
                 wire::SpawnRequest request{spec.argv, spec.env, spec.cwd, spec.size.cols,
                                            spec.size.rows, {}, std::nullopt};
                 if (link->features() & wire::kFeatureExecProbe) request.probe = spec.probe;
@@ -180,6 +190,19 @@ void Supervisor::read(const std::string& pane_id, const ReadSpec& spec,
     done(protocol::PaneReadResult{std::move(r->text), r->truncated, r->seq, r->next_seq,
                                   r->dropped});
   });
+}
+
+bool Supervisor::watches_screen(const std::string& pane_id) const {
+  const Host* h = host(pane_id);
+  return h && !h->exited && h->link->ready() && (h->link->features() & wire::kFeatureScreenWatch);
+}
+
+void Supervisor::screen(const std::string& pane_id, bool rearm,
+                        std::function<void(Result<wire::ScreenReply>)> done) {
+  if (!watches_screen(pane_id)) return done(pane_exited_error(pane_id));
+  host(pane_id)->link->screen(
+      {.rearm = rearm},
+      [done = std::move(done)](Result<wire::ScreenReply> r, std::string) { done(std::move(r)); });
 }
 
 void Supervisor::input(const std::string& pane_id, std::string bytes, SteadyClock::time_point deadline,

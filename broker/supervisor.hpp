@@ -153,6 +153,20 @@ class Supervisor {
   void close(const std::string& pane_id, int signo, Done done);
   // close() for each of `pane_ids` at once; `done` once all are removed.
   void close_all(const std::vector<std::string>& pane_ids, int signo, std::function<void()> done);
+  // What a ptyhost with kFeatureScreenWatch says about its screen, for the
+  // detector (broker/detector.hpp): a link to it was made (the detector
+  // knows nothing of its screen yet), the screen changed since the last
+  // rearming read, the terminal's foreground process group moved.
+  enum class ScreenNotice { Linked, Changed, Foreground };
+  using ScreenObserver = std::function<void(const std::string& pane_id, ScreenNotice notice)>;
+  void set_screen_observer(ScreenObserver observer) { screen_observer_ = std::move(observer); }
+  // The pane's ptyhost is linked and watches its screen for us.
+  bool watches_screen(const std::string& pane_id) const;
+  // The visible screen (rows and title, untrusted text); `rearm` lets the
+  // next change be announced. PANE_EXITED without a watching ptyhost.
+  void screen(const std::string& pane_id, bool rearm,
+              std::function<void(Result<wire::ScreenReply>)> done);
+
   // Refreshes every live pane's tail now (orderly stop); `done` once
   // written or after a bounded wait.
   void save_tails_now(std::function<void()> done);
@@ -190,6 +204,8 @@ class Supervisor {
   void link_launched(LaunchSpec spec, Result<pid_t> launched,
                      std::function<void(Result<Launched>)> done);
   Host* host(const std::string& pane_id);
+  const Host* host(const std::string& pane_id) const;
+  void notify_screen(const std::string& pane_id, ScreenNotice notice);
   void on_event(const std::string& pane_id, const wire::Event& event);
   void on_exited(const std::string& pane_id, const wire::ExitStatus& exit);
   // Coalesces OSC titles per pane (docs/rules.md, decision 26).
@@ -232,6 +248,7 @@ class Supervisor {
   Viewers& viewers_;
   std::map<std::string, Host, std::less<>> hosts_;
   std::map<std::string, std::string, std::less<>> saved_tails_;
+  ScreenObserver screen_observer_;
   boost::asio::steady_timer tail_timer_;
   boost::asio::thread_pool tail_writer_{1};
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);

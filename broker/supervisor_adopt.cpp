@@ -132,6 +132,7 @@ void Supervisor::adopted(const std::string& pane_id, const std::shared_ptr<Ptyho
                        report);
   }
   hosts_[pane_id] = Host{link, peer, true, hello.exited.has_value()};
+  notify_screen(pane_id, ScreenNotice::Linked);
   Txn txn;
   std::optional<std::int64_t> child;
   if (!hello.exited && hello.child_pid.has_value()) child = *hello.child_pid;

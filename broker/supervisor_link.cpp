@@ -51,6 +51,10 @@ void Supervisor::on_event(const std::string& pane_id, const wire::Event& event) 
     if (event.title) on_title(pane_id, *event.title);
     return;
   }
+  if (event.kind == wire::EventKind::ScreenChanged)
+    return notify_screen(pane_id, ScreenNotice::Changed);
+  if (event.kind == wire::EventKind::Foreground)
+    return notify_screen(pane_id, ScreenNotice::Foreground);
   Txn txn;
   if (event.kind == wire::EventKind::Bell) {
     check_invariant(store_.raise_pane_attention(txn, pane_id, protocol::Attention::Unread, {}),
@@ -144,6 +148,7 @@ void Supervisor::relink(const std::string& pane_id) {
                 }
                 h->link = link;
                 log::info("ptyhost of " + pane_id + " linked again");
+                notify_screen(pane_id, ScreenNotice::Linked);
                 // Viewers see a forward gap in output_offset and reattach.
                 if (h->streaming)
                   link->stream({.on = true}, [](Result<wire::StreamReply>, std::string) {});

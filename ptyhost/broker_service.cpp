@@ -56,6 +56,7 @@ const std::array<BrokerService::Op, wire::PtyhostOps::size> BrokerService::kOps{
      &BrokerService::answer<wire::OpCollectExit, &PaneHost::collect_exit>},
     {wire::OpSetMeta::name, &BrokerService::answer<wire::OpSetMeta, &PaneHost::set_meta>},
     {wire::OpSerialize::name, &BrokerService::op_serialize},
+    {wire::OpScreen::name, &BrokerService::answer<wire::OpScreen, &PaneHost::screen>},
 }};
 
 BrokerService::BrokerService(Socket socket, PaneHost& host)

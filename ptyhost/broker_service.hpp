@@ -62,6 +62,9 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
   // Streamed output past the high-water mark waits: the PTY should not be read.
   bool backlogged() const { return streaming() && queue_.bytes() >= kStreamHighWaterBytes; }
 
+  // Negotiated features (ours & the broker's); 0 before the HelloAck.
+  std::uint64_t features() const { return features_; }
+
   void send_output(std::uint64_t end_offset, std::string_view bytes);
   void send_event(const protocol::ptyhost::Event& event);
   void send_reply(std::uint64_t rid, Result<protocol::Json> outcome);

@@ -116,6 +116,7 @@ PaneHost::PaneHost(boost::asio::io_context& io, std::string pane_id, PaneSocket 
       spawn_wait_(io),
       stop_deadline_(io),
       stall_timer_(io),
+      foreground_poll_(io),
       master_(io),
       input_(io, master_,
              [this](std::uint64_t rid, Result<Json> outcome) {
@@ -199,6 +200,10 @@ void PaneHost::broker_ready(const BrokerService* which) {
   pending_.erase(it);
   input_.drop_all();  // the previous broker's inputs die with it
   if (previous) previous->close("replaced by a new broker");
+  // A new broker knows nothing yet: it reads the screen once, which rearms.
+  screen_notified_ = true;
+  foreground_pgid_ = 0;
+  note_foreground();
   resume_reading();
 }
 
@@ -284,6 +289,7 @@ Status PaneHost::start_program(const wire::SpawnRequest& request,
     return Error{ErrorCode::Internal, "the ptyhost could not confine itself"};
   }
   arm_read();
+  arm_foreground_check(0);
   return {};
 }
 
@@ -353,6 +359,55 @@ void PaneHost::process_output(std::string_view bytes) {
   output_offset_ += bytes.size();
   if (broker_) broker_->send_output(output_offset_, bytes);
   if (!found.empty()) publish_osc(found);
+  note_foreground();
+  note_screen_change();
+}
+
+bool PaneHost::broker_watches_screen() const {
+  return broker_ && broker_->connected() && (broker_->features() & wire::kFeatureScreenWatch);
+}
+
+void PaneHost::note_screen_change() {
+  if (screen_notified_ || !broker_watches_screen()) return;
+  screen_notified_ = true;
+  broker_->send_event(
+      wire::Event{.kind = wire::EventKind::ScreenChanged, .output_offset = output_offset_});
+}
+
+// One ioctl per batch of output: a program started in a shell takes the
+// terminal's foreground and draws, so the change shows with its output.
+void PaneHost::note_foreground() {
+  if (!master_.is_open() || !broker_watches_screen()) return;
+  const pid_t pgid = ::tcgetpgrp(master_.native_handle());
+  if (pgid <= 0 || pgid == foreground_pgid_) return;
+  foreground_pgid_ = pgid;
+  broker_->send_event(wire::Event{.kind = wire::EventKind::Foreground,
+                                  .pgid = static_cast<std::int64_t>(pgid),
+                                  .output_offset = output_offset_});
+}
+
+void PaneHost::arm_foreground_check(std::size_t step) {
+  if (step >= kForegroundChecksAfterInput.size() || !broker_watches_screen() ||
+      !master_.is_open())
+    return;
+  const auto since_last =
+      kForegroundChecksAfterInput[step] - (step == 0 ? std::chrono::milliseconds(0)
+                                                     : kForegroundChecksAfterInput[step - 1]);
+  foreground_poll_.expires_after(since_last);
+  foreground_poll_.async_wait([this, step](const boost::system::error_code& ec) {
+    if (ec) return;
+    note_foreground();
+    arm_foreground_check(step + 1);
+  });
+}
+
+Result<wire::ScreenReply> PaneHost::screen(const wire::ScreenRequest& request) {
+  if (request.rearm) screen_notified_ = false;
+  wire::ScreenReply out;
+  out.title = std::string(terminal_->title());
+  out.rows = terminal_->screen_rows();
+  out.alt_screen = terminal_->alt_screen_active();
+  return out;
 }
 
 // Per chunk: every notification up to a cap, the last title, one bell.
@@ -540,6 +595,7 @@ void PaneHost::input(std::uint64_t rid, milliseconds budget, std::string bytes) 
   if (input_.queued_bytes() + bytes.size() > kInputQueueCapBytes)
     return broker_->send_reply(rid, Error{ErrorCode::RateLimited, "input queue full"});
   input_.push(InputRequest{rid, budget, std::move(bytes)});
+  arm_foreground_check(0);  // restarts the checks: the latest input counts
 }
 
 // ---- the way out ----------------------------------------------------------

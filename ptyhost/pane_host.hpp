@@ -15,6 +15,7 @@
 // close, the ptyhost exits once the exit is collected or the broker leaves.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -42,6 +43,12 @@ class BrokerService;
 
 // Bytes taken from the PTY per feed and per Output frame.
 inline constexpr std::size_t kReadChunkBytes = 64u << 10;
+// After input (a command typed into a shell) the foreground process group
+// is checked at these delays as well, since the program may print nothing
+// at first; an idle pane is never woken for it.
+inline constexpr std::array<std::chrono::milliseconds, 3> kForegroundChecksAfterInput{
+    std::chrono::milliseconds(100), std::chrono::milliseconds(500),
+    std::chrono::milliseconds(2000)};
 // Input bytes queued towards the PTY before more input is RATE_LIMITED.
 inline constexpr std::size_t kInputQueueCapBytes = 8u << 20;
 
@@ -72,6 +79,7 @@ class PaneHost {
   Result<protocol::Empty> close(const protocol::ptyhost::CloseRequest& request);
   Result<protocol::Empty> collect_exit(const protocol::ptyhost::CollectExitRequest& request);
   Result<protocol::Empty> set_meta(const protocol::ptyhost::SetMetaRequest& request);
+  Result<protocol::ptyhost::ScreenReply> screen(const protocol::ptyhost::ScreenRequest& request);
   // The attach snapshot: replayable bytes at exactly stream_position().
   std::string snapshot_vt() { return terminal_->snapshot_vt(); }
   StreamStart stream_position() const;
@@ -109,6 +117,13 @@ class PaneHost {
   void on_pty_eof();
   void report_exit();
   void publish(const protocol::ptyhost::Event& event);
+  // kFeatureScreenWatch: one screen_changed per rearm, and the foreground
+  // process group whenever it moves.
+  bool broker_watches_screen() const;
+  void note_screen_change();
+  void note_foreground();
+  // Runs the checks of kForegroundChecksAfterInput from `step` on.
+  void arm_foreground_check(std::size_t step);
 
   void finish_if_done();
   void request_exit(int status);
@@ -125,6 +140,7 @@ class PaneHost {
   boost::asio::steady_timer spawn_wait_;
   boost::asio::steady_timer stop_deadline_;
   boost::asio::steady_timer stall_timer_;
+  boost::asio::steady_timer foreground_poll_;
   boost::asio::posix::stream_descriptor master_;
   PtyInput input_;
   std::unique_ptr<Terminal> terminal_;
@@ -145,6 +161,8 @@ class PaneHost {
   int exit_status_ = 0;
   std::uint64_t output_offset_ = 0;
   protocol::Json meta_;
+  bool screen_notified_ = false;  // screen_changed sent, no rearming `screen` since
+  pid_t foreground_pgid_ = 0;     // last reported; 0 before the first report
 };
 
 }  // namespace signaltty::ptyhost

@@ -116,6 +116,8 @@ Status allow_narrow(scmp_filter_ctx ctx, const SandboxScope& scope) {
       {SCMP_SYS(tgkill), SCMP_A0_32(SCMP_CMP_EQ, self), "abort() raising SIGABRT on ourselves"},
       {SCMP_SYS(ioctl), SCMP_A1_32(SCMP_CMP_EQ, TIOCSWINSZ), "resize: the PTY's window size"},
       {SCMP_SYS(ioctl), SCMP_A1_32(SCMP_CMP_EQ, FIONBIO), "non-blocking accepted sockets"},
+      {SCMP_SYS(ioctl), SCMP_A1_32(SCMP_CMP_EQ, TIOCGPGRP),
+       "tcgetpgrp: the terminal's foreground group, for the broker's process refresh"},
   };
   for (const auto& rule : rules)
     if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, rule.nr, 1, rule.arg); rc != 0)

@@ -464,6 +464,12 @@ std::string Terminal::screen_text(TextStyle style) const {
   return text;
 }
 
+std::vector<std::string> Terminal::screen_rows() const {
+  std::vector<std::string> out;
+  for (const Row* row : content_rows()) render_row(*row, TextStyle::Plain, out.emplace_back());
+  return out;
+}
+
 TailRead Terminal::tail(std::size_t lines, TextStyle style) const {
   return ring_.tail(content_rows(), std::min(lines, limits::kReadMaxLines), style);
 }

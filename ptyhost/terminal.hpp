@@ -86,6 +86,9 @@ class Terminal final : private VtSink {
 
   // pane.read modes.
   std::string screen_text(TextStyle style = TextStyle::Plain) const;
+  // The visible screen as plain text, one string per row down to the last
+  // non-blank one (what screen rules read: the broker's pane.explain).
+  std::vector<std::string> screen_rows() const;
   TailRead tail(std::size_t lines, TextStyle style) const;
   RenderedRead rendered(std::uint64_t after_seq, std::size_t lines, TextStyle style) const;
   // pane.clear: drops history; rendered cursors up to now read as dropped.

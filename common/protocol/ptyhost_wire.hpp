@@ -26,7 +26,7 @@
 
 namespace signaltty::protocol::ptyhost {
 
-inline constexpr int kPtyhostWireVersion = 2;  // 2: spawn's exec probe
+inline constexpr int kPtyhostWireVersion = 3;  // 2: spawn's exec probe; 3: screen watch
 inline constexpr int kPtyhostWireMinVersion = 1;
 
 // Feature bits announced in Hello/HelloAck; a side uses a feature only when
@@ -34,8 +34,10 @@ inline constexpr int kPtyhostWireMinVersion = 1;
 enum Feature : std::uint64_t {
   kFeatureSerializeState = 1u << 0,  // op "serialize" for live upgrade
   kFeatureExecProbe = 1u << 1,       // spawn's `probe`
+  kFeatureScreenWatch = 1u << 2,     // op "screen", events screen_changed and foreground
 };
-inline constexpr std::uint64_t kFeaturesSupported = kFeatureSerializeState | kFeatureExecProbe;
+inline constexpr std::uint64_t kFeaturesSupported =
+    kFeatureSerializeState | kFeatureExecProbe | kFeatureScreenWatch;
 
 // ---- ptyhost → broker ----------------------------------------------------
 
@@ -100,25 +102,31 @@ struct Reply {
   }
 };
 
-// What an unsolicited Event reports.
-enum class EventKind { Title, Notification, Bell, Exited };
+// What an unsolicited Event reports. ScreenChanged and Foreground only go
+// to a broker that announced kFeatureScreenWatch.
+enum class EventKind { Title, Notification, Bell, Exited, ScreenChanged, Foreground };
 
 }  // namespace signaltty::protocol::ptyhost
 
 namespace signaltty::protocol {
 template <>
 struct EnumNames<ptyhost::EventKind> {
-  static constexpr std::array<std::pair<ptyhost::EventKind, std::string_view>, 4> names{
+  static constexpr std::array<std::pair<ptyhost::EventKind, std::string_view>, 6> names{
       {{ptyhost::EventKind::Title, "title"},
        {ptyhost::EventKind::Notification, "notification"},
        {ptyhost::EventKind::Bell, "bell"},
-       {ptyhost::EventKind::Exited, "exited"}}};
+       {ptyhost::EventKind::Exited, "exited"},
+       {ptyhost::EventKind::ScreenChanged, "screen_changed"},
+       {ptyhost::EventKind::Foreground, "foreground"}}};
 };
 }  // namespace signaltty::protocol
 
 namespace signaltty::protocol::ptyhost {
 
-// Unsolicited: title change, OSC notification, bell, child exit.
+// Unsolicited: title change, OSC notification, bell, child exit; with
+// kFeatureScreenWatch also the screen changing (once after each `screen`
+// request that rearmed it: the broker then asks for the screen when it
+// wants it) and the terminal's foreground process group changing.
 struct Event {
   std::string op = "event";
   EventKind kind = EventKind::Bell;
@@ -126,13 +134,14 @@ struct Event {
   std::optional<std::string> body;
   std::optional<std::string> source;  // notification: osc9 | osc99 | osc777
   std::optional<ExitStatus> exit;
+  std::optional<std::int64_t> pgid;   // foreground: the new foreground process group
   std::uint64_t output_offset = 0;    // offset at which it was seen
   static constexpr auto fields() {
     using E = Event;
     return std::tuple{req("op", &E::op),         req("kind", &E::kind),
                       opt("title", &E::title),   opt("body", &E::body),
                       opt("source", &E::source), opt("exit", &E::exit),
-                      opt("output_offset", &E::output_offset)};
+                      opt("pgid", &E::pgid),     opt("output_offset", &E::output_offset)};
   }
 };
 
@@ -301,6 +310,24 @@ struct SerializeReply {
   }
 };
 
+// kFeatureScreenWatch: the visible screen as plain text, one string per
+// row (trailing blanks trimmed), and the title. `rearm` lets the next
+// change send one screen_changed event again; a read-only look (pane.explain)
+// leaves the watch as it is.
+struct ScreenRequest {
+  bool rearm = true;
+  static constexpr auto fields() { return std::tuple{opt("rearm", &ScreenRequest::rearm)}; }
+};
+struct ScreenReply {
+  std::string title;
+  std::vector<std::string> rows;
+  bool alt_screen = false;
+  static constexpr auto fields() {
+    return std::tuple{req("title", &ScreenReply::title), req("rows", &ScreenReply::rows),
+                      opt("alt_screen", &ScreenReply::alt_screen)};
+  }
+};
+
 // Input is an Input frame tagged with its rid whose bytes start with a u32
 // LE budget in ms (what is left of the request's 5 s), then the bytes for
 // the PTY. Writes are FIFO; the Reply says {written} or an error (TIMEOUT,
@@ -331,8 +358,9 @@ using OpClose = PtyhostOp<"close", CloseRequest, Empty>;
 using OpCollectExit = PtyhostOp<"collect_exit", CollectExitRequest, Empty>;
 using OpSetMeta = PtyhostOp<"set_meta", SetMetaRequest, Empty>;
 using OpSerialize = PtyhostOp<"serialize", SerializeRequest, SerializeReply>;
+using OpScreen = PtyhostOp<"screen", ScreenRequest, ScreenReply>;
 
 using PtyhostOps = TypeList<OpSpawn, OpResize, OpSignal, OpRead, OpStream, OpClear, OpClose,
-                            OpCollectExit, OpSetMeta, OpSerialize>;
+                            OpCollectExit, OpSetMeta, OpSerialize, OpScreen>;
 
 }  // namespace signaltty::protocol::ptyhost
