@@ -17,6 +17,7 @@ struct Config {
   std::string runtime_dir;  // dirname(socket_path)
   std::string state_dir;    // $XDG_STATE_HOME/signaltty
   std::string config_dir;   // $XDG_CONFIG_HOME/signaltty
+  std::string agents_dir;   // agent manifests: --agents-dir, $SIGNALTTY_AGENTS_DIR, config_dir/agents
   log::Level log_level = log::Level::Info;
   // Off = one fsync per event: only for measuring what group commit buys.
   GroupCommit group_commit = GroupCommit::On;

@@ -78,6 +78,12 @@ Result<ResolvedPaths> resolve_paths(const PathOverrides& o) {
   p.runtime_dir = fs::dirname(p.socket_path);
   p.state_dir = o.state_dir.value_or(default_state_dir());
   p.config_dir = o.config_dir.value_or(default_config_dir());
+  if (o.agents_dir)
+    p.agents_dir = *o.agents_dir;
+  else if (auto dir = env("SIGNALTTY_AGENTS_DIR"))
+    p.agents_dir = *dir;
+  else
+    p.agents_dir = fs::join(p.config_dir, "agents");
   return p;
 }
 

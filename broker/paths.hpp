@@ -17,6 +17,7 @@ struct PathOverrides {
   std::optional<std::string> socket_path;
   std::optional<std::string> state_dir;
   std::optional<std::string> config_dir;
+  std::optional<std::string> agents_dir;
 };
 
 struct ResolvedPaths {
@@ -24,6 +25,7 @@ struct ResolvedPaths {
   std::string runtime_dir;
   std::string state_dir;
   std::string config_dir;
+  std::string agents_dir;
 };
 
 // Applies the defaults of docs/rules.md (Paths and the broker process) to whatever was not overridden.

@@ -72,6 +72,17 @@ void check_agent(protocol::PaneAgent& agent) {
 
 }  // namespace
 
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
+bool is_clean_absolute_path(std::string_view path) {
+  return path_ok(path) && clean_text(path, limits::kPathMaxBytes) == path;
+}
+
 std::string clean_text(std::string_view raw, std::size_t max_chars) {
   std::string valid;
   valid.reserve(raw.size());

@@ -23,6 +23,14 @@ namespace signaltty::broker {
 // UTF-8 dropped, cut at `max_chars` code points.
 std::string clean_text(std::string_view raw, std::size_t max_chars);
 
+// `text` cut at a UTF-8 boundary no later than `max_bytes`.
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
+
+// An absolute path of at most limits::kPathMaxBytes, UTF-8, without control
+// characters: what a cwd read from a ptyhost or from /proc must be to be
+// stored.
+bool is_clean_absolute_path(std::string_view path);
+
 // The source an OSC notification event names when it is one of osc9, osc99
 // and osc777, else osc9. (Its title and body are cleaned by the store, as
 // every notification's are.)

@@ -16,6 +16,7 @@
 
 #include "broker/audit_journal.hpp"
 #include "broker/connection.hpp"
+#include "broker/detector.hpp"
 #include "broker/event_hub.hpp"
 #include "broker/event_pipeline.hpp"
 #include "broker/instance_lock.hpp"
@@ -116,6 +117,7 @@ struct Server::Impl {
   std::unique_ptr<Viewers> viewers;
   std::unique_ptr<DecisionRoutes> routes;
   std::unique_ptr<Supervisor> supervisor;
+  std::unique_ptr<Detector> detector;
   std::unique_ptr<Services> services;
   std::unique_ptr<Router> router;
   std::unique_ptr<Local::acceptor> acceptor;
@@ -196,8 +198,10 @@ Status Server::Impl::open_state() {
   viewers = std::make_unique<Viewers>([this] { return pipeline->take_ephemeral_seq(); });
   supervisor = std::make_unique<Supervisor>(io, SupervisorConfig{panes_dir(), config.state_dir},
                                             *launcher, *store, *pipeline, *snapshots, *viewers);
+  detector = std::make_unique<Detector>(io, *store, *supervisor, *pipeline, *snapshots,
+                                        config.agents_dir);
   services = std::make_unique<Services>(Services{io, config, *store, *pipeline, *hub, *snapshots,
-                                                 *supervisor, *viewers, *routes,
+                                                 *supervisor, *viewers, *routes, *detector,
                                                  std::chrono::steady_clock::now(),
                                                  [this] { stop("server.shutdown"); }});
   router = std::make_unique<Router>(*services);
@@ -221,6 +225,7 @@ void Server::Impl::adopt_ptyhosts() {
   if (!done) log::warn("ptyhost adoption did not finish in time; serving anyway");
   io.restart();
   supervisor->start_tail_refresh();
+  detector->start();
   expect_native_reporters(*services);
   auto_resume_panes(*services);  // decision 5
 }
@@ -303,6 +308,7 @@ void Server::Impl::stop(std::string_view why) {
     if (auto saved = snapshots->save_now(); !saved.ok())
       log::error("snapshot save at stop failed: " + saved.error().message);
     pipeline->after_durable([this] {
+      detector->stop();
       supervisor->stop();
       for (auto& [id, conn] : connections) conn->close_after_flush();
       io.stop();

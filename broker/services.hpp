@@ -22,6 +22,7 @@ class SnapshotScheduler;
 class Supervisor;
 class Viewers;
 class DecisionRoutes;
+class Detector;
 
 struct Services {
   boost::asio::io_context& io;
@@ -33,6 +34,7 @@ struct Services {
   Supervisor& supervisor;  // panes' processes (broker/supervisor.hpp)
   Viewers& viewers;        // who attached which pane (broker/viewers.hpp)
   DecisionRoutes& routes;  // waiting native permission reporters (broker/native_decisions.hpp)
+  Detector& detector;      // screen rules, process refresh, manifests (broker/detector.hpp)
   std::chrono::steady_clock::time_point started_at;
   // Orderly stop: save the snapshot, close the listener, exit 0.
   std::function<void()> request_stop;

@@ -193,6 +193,13 @@ class Store {
   Result<protocol::Pane> resize_pane(Txn& txn, std::string_view pane_id, protocol::PtySize size);
   // OSC 0/1/2: sanitized, ≤200 chars; empty is ignored. Emits pane.updated.
   Result<protocol::Pane> set_pane_title(Txn& txn, std::string_view pane_id, std::string_view title);
+  // The live process refresh (docs/rules.md "Live process refresh"): a
+  // generic or none pane promoted to a specific `kind` (never demoted), and
+  // `cwd` when it is a clean absolute path that differs. One pane.updated
+  // when anything changed, nothing otherwise.
+  Result<protocol::Pane> refresh_pane_process(Txn& txn, std::string_view pane_id,
+                                              std::optional<protocol::AgentKind> kind,
+                                              const std::optional<std::string>& cwd);
   // Bell (docs/rules.md (Model), attention axis): raise = max, with
   // attention.created/updated; last_activity_at touched; `last_message`
   // replaced when given.

@@ -8,6 +8,7 @@
 
 #include "broker/handle.hpp"
 #include "broker/layout.hpp"
+#include "broker/ptyhost_text.hpp"
 #include "broker/store.hpp"
 #include "common/ids.hpp"
 #include "common/limits.hpp"
@@ -16,6 +17,7 @@
 namespace signaltty::broker {
 
 namespace ev = protocol::ev;
+using protocol::AgentKind;
 using protocol::Attention;
 using protocol::Lifecycle;
 using protocol::Pane;
@@ -44,13 +46,6 @@ bool has_leaf(const Tab& tab, std::string_view pane_id) {
   return tab.layout.has_value() && contains_leaf(*tab.layout, pane_id);
 }
 
-// Cuts raw bytes at a UTF-8 boundary no later than `max_bytes`.
-std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes) {
-  if (text.size() <= max_bytes) return text;
-  std::size_t end = max_bytes;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end);
-}
 
 }  // namespace
 
@@ -299,6 +294,24 @@ Result<Pane> Store::set_pane_title(Txn& txn, std::string_view pane_id, std::stri
   if (!clean.ok() || *clean == found->title) return *found;
   Pane& pane = pane_at(found->id);
   pane.title = std::move(clean).value();
+  txn.emit<ev::PaneUpdated>({pane, std::nullopt});
+  changed();
+  return pane;
+}
+
+Result<Pane> Store::refresh_pane_process(Txn& txn, std::string_view pane_id,
+                                         std::optional<AgentKind> kind,
+                                         const std::optional<std::string>& cwd) {
+  SIGNALTTY_TRY(const Pane* found, find_pane(pane_id));
+  Pane& pane = pane_at(found->id);
+  const bool promotable =
+      pane.agent.kind == AgentKind::Generic || pane.agent.kind == AgentKind::None;
+  const bool promote =
+      kind && promotable && *kind != AgentKind::Generic && *kind != AgentKind::None;
+  const bool move = cwd && *cwd != pane.cwd && is_clean_absolute_path(*cwd);
+  if (!promote && !move) return pane;
+  if (promote) pane.agent.kind = *kind;
+  if (move) pane.cwd = *cwd;
   txn.emit<ev::PaneUpdated>({pane, std::nullopt});
   changed();
   return pane;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 
+#include "broker/ptyhost_text.hpp"
 #include "common/limits.hpp"
 #include "common/protocol/json_parse.hpp"
 
@@ -29,18 +30,9 @@ std::optional<std::string> text_at(const Json* object, std::string_view key) {
   return text;
 }
 
-// `text` cut to at most `max` bytes without splitting a UTF-8 sequence.
-std::string cut_utf8(std::string text, std::size_t max) {
-  if (text.size() <= max) return text;
-  std::size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  text.resize(end);
-  return text;
-}
-
 std::optional<std::string> message_text(std::optional<std::string> text) {
   if (!text) return std::nullopt;
-  return cut_utf8(std::move(*text), kHookMessageMaxBytes);
+  return std::string(utf8_prefix(*text, kHookMessageMaxBytes));
 }
 
 // A session id we record: non-empty, short, no control characters.

@@ -14,6 +14,7 @@
 
 #include "broker/agents/hook_classifier.hpp"
 #include "broker/agents/pane_ancestry.hpp"
+#include "broker/detector.hpp"
 #include "broker/event_hub.hpp"
 #include "broker/event_pipeline.hpp"
 #include "broker/handle.hpp"
@@ -141,6 +142,7 @@ Result<p::HookEventResult> apply_hook(Ctx& ctx, const p::HookEventParams& params
     result.dropped = true;
     result.reason = std::string(agents::drop_reason_name(*c.dropped));
   } else {
+    ctx.services.detector.note_hook(ctx.txn, pane_id);  // hooks win over screen rules
     SIGNALTTY_RETURN_IF_ERROR(apply_axes(store, ctx.txn, pane_id, c));
     decision = decision_of(params, c);
     if (decision) {

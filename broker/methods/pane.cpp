@@ -13,6 +13,7 @@
 
 #include "broker/agents/detect.hpp"
 #include "broker/child_env.hpp"
+#include "broker/detector.hpp"
 #include "broker/event_pipeline.hpp"
 #include "broker/handle.hpp"
 #include "broker/handlers.hpp"
@@ -26,6 +27,16 @@
 
 namespace signaltty::broker {
 namespace {
+
+// docs/rules.md "Agent detection and resume": a hint, else the program;
+// a program the builtin list does not know may be named by a manifest's
+// `binaries` (detection overlays).
+p::AgentKind launch_kind(const Services& services, const std::vector<std::string>& argv,
+                         const std::optional<std::string>& hint) {
+  const p::AgentKind kind = agents::detect_agent_kind(argv, hint);
+  if (hint || kind != p::AgentKind::Generic) return kind;
+  return services.detector.overlay_kind(agents::program_name(argv)).value_or(kind);
+}
 
 // A pane about to be launched: its record and what its ptyhost is told.
 struct PaneDraft {
@@ -105,7 +116,7 @@ Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
   pane.last_activity_at = pane.created_at;
   pane.process_instance = new_id("proc");
   pane.task_id = in.task_id;
-  pane.agent.kind = agents::detect_agent_kind(in.argv, std::nullopt);
+  pane.agent.kind = launch_kind(services, in.argv, std::nullopt);
   if (auto config = config_env_of(in.env, in.cwd); !config.empty()) pane.agent.config_env = config;
   // Before the program starts: a directly launched agent reports its hooks.
   d.integration = launch_integration(in.argv, in.env, in.cwd);
@@ -195,7 +206,7 @@ void handle(p::PaneSpawn, Ctx& ctx, p::PaneSpawnParams&& params,
   auto draft = draft_pane(ctx.services, std::move(in));
   if (!draft.ok()) return reply(std::move(draft).error());
   if (Status s = apply_lineage(store, params, draft->pane); !s.ok()) return reply(s.error());
-  draft->pane.agent.kind = agents::detect_agent_kind(draft->pane.argv, params.agent_hint);
+  draft->pane.agent.kind = launch_kind(ctx.services, draft->pane.argv, params.agent_hint);
   launch_and_publish(ctx, std::move(draft).value(), tab->value_or(""), std::nullopt,
                      p::SplitDir::Right, std::move(reply));
 }

@@ -352,9 +352,9 @@ using AttentionPending =
     MethodDecl<"attention.pending", "List panes needing attention, most urgent first",
                AttentionPendingParams, AttentionPendingResult, kNoFlags>;
 using AgentsList = MethodDecl<"agents.list", "List loaded agent manifests and failures", Empty,
-                              AgentsListResult, kNoFlags, Availability::Planned>;
+                              AgentsListResult, kNoFlags>;
 using AgentsReload =
     MethodDecl<"agents.reload", "Re-read the agent manifests, swapping the set at once", Empty,
-               AgentsListResult, kMutating, Availability::Planned>;
+               AgentsListResult, kMutating>;
 
 }  // namespace signaltty::protocol

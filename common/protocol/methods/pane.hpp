@@ -58,7 +58,7 @@ struct EnumNames<RuleSource> {
       {{RuleSource::User, "user"}, {RuleSource::Bundled, "bundled"}, {RuleSource::None, "none"}}};
 };
 
-// The state a screen rule assigns (not built yet).
+// The state a screen rule assigns.
 enum class ScreenRuleState { Working, Blocked, Idle, Hold };
 template <>
 struct EnumNames<ScreenRuleState> {
@@ -499,7 +499,7 @@ using PaneResume = MethodDecl<"pane.resume", "Start a restored pane's agent sess
 using PaneMarkSeen = MethodDecl<"pane.mark_seen", "Record that a pane was read", PaneRef,
                                 PaneResult, kMutating>;
 using PaneExplain = MethodDecl<"pane.explain", "Trace the screen rules against a pane",
-                               PaneRef, PaneExplainResult, kNoFlags, Availability::Planned>;
+                               PaneRef, PaneExplainResult, kNoFlags>;
 using PaneSubmit = MethodDecl<"pane.submit", "Paste a prompt into an agent and press Enter",
                               PaneSubmitParams, PaneSubmitResult, kMutating>;
 
