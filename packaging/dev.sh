@@ -4,13 +4,16 @@
 #   ./packaging/dev.sh run     install missing packages, build, start signaltty
 #   ./packaging/dev.sh test    install missing packages, build, run every test
 #   ./packaging/dev.sh bench   install missing packages, build, run the benchmarks
+#   ./packaging/dev.sh e2e     install missing packages, build, run the real-agent
+#                              end-to-end tests (tests/e2e, ctest label e2e)
 #
 # Environment:
 #   SIGNALTTY_BUILD_DIR   build directory (default: build)
 #   SIGNALTTY_CMAKE_ARGS  extra configure arguments, e.g. -DSIGNALTTY_SANITIZE=ON
 #
 # Never: installs a package that is already present, or touches anything
-# outside the build directory besides the Debian packages below.
+# outside the build directory besides the Debian packages below (and, for
+# `e2e`, the agents' npm cache that tests/e2e/run_agent_e2e.sh keeps).
 set -euo pipefail
 
 readonly PACKAGES=(
@@ -23,6 +26,10 @@ readonly PACKAGES=(
   jq    # tests only: the skill's walkthrough (docs/skill.md) reads --json with jq
   nodejs  # tests only: the OpenCode plugin test loads the generated plugin
 )
+# e2e only, as command -> Debian package: the agents are installed with npm
+# and run in a network namespace whose lo is brought up with ip. A command
+# already present is enough (Node.js from elsewhere brings its own npm).
+readonly E2E_TOOLS=(npm:npm ip:iproute2)
 readonly BUILD_JOBS=2
 # How long `run` waits for a background broker to answer server.status.
 readonly BROKER_READY_TRIES=100
@@ -36,11 +43,13 @@ readonly BIN_DIR="${BUILD_DIR}/bin"
 
 usage() {
   cat >&2 <<EOF
-usage: $0 run|test|bench
+usage: $0 run|test|bench|e2e
 
   run    install missing Debian packages, build, start signaltty
   test   install missing Debian packages, build, run every test (ctest)
   bench  install missing Debian packages, build, run the benchmarks
+  e2e    install missing Debian packages, build, run the end-to-end tests
+         with the real Claude Code and Codex CLIs (ctest -L e2e)
 
 environment: SIGNALTTY_BUILD_DIR (default build), SIGNALTTY_CMAKE_ARGS
 EOF
@@ -73,13 +82,25 @@ root_prefix() {
   return 1
 }
 
+# The Debian packages of the e2e tools whose command is missing.
+missing_e2e_packages() {
+  local entry
+  for entry in "${E2E_TOOLS[@]}"; do
+    command -v "${entry%%:*}" >/dev/null 2>&1 || printf '%s\n' "${entry#*:}"
+  done
+}
+
 install_missing_packages() {
+  local mode="$1"
   if ! command -v dpkg-query >/dev/null 2>&1; then
     log "dpkg-query not found: not a Debian system, skipping the package check"
     return 0
   fi
   local missing
   mapfile -t missing < <(missing_packages)
+  if [[ "${mode}" == e2e ]]; then
+    mapfile -t -O "${#missing[@]}" missing < <(missing_e2e_packages)
+  fi
   if [[ ${#missing[@]} -eq 0 ]]; then
     return 0
   fi
@@ -111,7 +132,13 @@ build() {
 # Two at a time, as the build: every test waits on events with deadlines
 # and owns its temporary directories, so tests never share state.
 run_tests() {
-  ctest --test-dir "${BUILD_DIR}" --output-on-failure -LE bench -j"${BUILD_JOBS}"
+  ctest --test-dir "${BUILD_DIR}" --output-on-failure -LE 'bench|e2e' -j"${BUILD_JOBS}"
+}
+
+# The real agents against fake model APIs (tests/e2e): one test at a time,
+# and only on request, as the first run downloads both agents with npm.
+run_e2e_tests() {
+  ctest --test-dir "${BUILD_DIR}" --output-on-failure -L e2e
 }
 
 bench_test_count() {
@@ -213,16 +240,17 @@ run_signaltty() {
 main() {
   [[ $# -eq 1 ]] || usage
   case "$1" in
-    run | test | bench) ;;
+    run | test | bench | e2e) ;;
     *) usage ;;
   esac
   cd "${ROOT_DIR}"
-  install_missing_packages
+  install_missing_packages "$1"
   build "$1"
   case "$1" in
     run) run_signaltty ;;
     test) run_tests ;;
     bench) run_benchmarks ;;
+    e2e) run_e2e_tests ;;
   esac
 }
 
