@@ -146,8 +146,10 @@ void Detector::note_hook(Txn& txn, const std::string& pane_id) {
 
 void Detector::on_screen_notice(const std::string& pane_id, Supervisor::ScreenNotice notice) {
   if (notice == Supervisor::ScreenNotice::Foreground) {
-    const auto due = SteadyClock::now() + kForegroundRefreshDelay;
-    if (!stopped_ && due < refresh_due_) arm_refresh(kForegroundRefreshDelay);
+    const auto now = SteadyClock::now();
+    const auto due = std::max(now + kForegroundRefreshDelay, refreshed_at_ + kForegroundRefreshMinGap);
+    if (!stopped_ && due < refresh_due_)
+      arm_refresh(std::chrono::duration_cast<std::chrono::milliseconds>(due - now));
     return;
   }
   auto found = store_.find_pane(pane_id);
@@ -342,6 +344,7 @@ void Detector::arm_refresh(std::chrono::milliseconds after) {
 // generic rules' scope and promotes a generic pane; a different process
 // than the hooked one ends the hook's hold; one pane.updated per change.
 void Detector::refresh_processes() {
+  refreshed_at_ = SteadyClock::now();
   const agents::ProcessTable table = agents::ProcessTable::read();
   Txn txn;
   for (const Pane& pane : store_.list_panes()) {

@@ -50,6 +50,9 @@ inline constexpr std::chrono::milliseconds kProcessRefreshInterval{10000};
 // A foreground change is followed by a refresh this much later, so the
 // program that took the terminal has exec'd; changes within it coalesce.
 inline constexpr std::chrono::milliseconds kForegroundRefreshDelay{200};
+// A shell script running command after command moves the foreground all
+// the time: refreshes it asks for are at least this far apart.
+inline constexpr std::chrono::milliseconds kForegroundRefreshMinGap{1000};
 // A ptyhost's screen is untrusted: at most this many rows of at most this
 // many bytes are matched (a pane is at most limits' rows tall anyway).
 inline constexpr std::size_t kScreenRowsMax = 1000;
@@ -133,6 +136,7 @@ class Detector {
   boost::asio::steady_timer tick_timer_;
   boost::asio::steady_timer refresh_timer_;
   std::chrono::steady_clock::time_point refresh_due_{};
+  std::chrono::steady_clock::time_point refreshed_at_{};
   bool stopped_ = true;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };

@@ -335,5 +335,50 @@ TEST(StorePane, OutputMovesLastActivityAtMostOncePerIntervalWithoutAnEvent) {
   EXPECT_EQ(store.revision(), revision);
 }
 
+// docs/rules.md "Detection without hooks", live process refresh: a generic
+// or none pane is promoted, never a known one; the cwd follows only a clean
+// absolute path; one pane.updated for both, nothing without a change.
+TEST(StorePane, ProcessRefreshPromotesGenericPanesAndMovesTheCwd) {
+  Fixture f;
+  Pane pane = f.add();
+  ASSERT_EQ(pane.agent.kind, protocol::AgentKind::None);  // promoted from none as from generic
+  Txn txn;
+  auto r = f.store.refresh_pane_process(txn, pane.id, protocol::AgentKind::Codex, "/tmp");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->agent.kind, protocol::AgentKind::Codex);
+  EXPECT_EQ(r->cwd, "/tmp");
+  EXPECT_EQ(names(txn), (std::vector<std::string>{"pane.updated"}));
+
+  Txn again;
+  ASSERT_TRUE(f.store.refresh_pane_process(again, pane.id, protocol::AgentKind::Codex, "/tmp").ok());
+  EXPECT_TRUE(again.events().empty());
+
+  Txn demote;
+  auto kept = f.store.refresh_pane_process(demote, pane.id, protocol::AgentKind::Claude, std::nullopt);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->agent.kind, protocol::AgentKind::Codex);
+  Txn generic;
+  ASSERT_TRUE(f.store.refresh_pane_process(generic, pane.id, protocol::AgentKind::Generic, std::nullopt).ok());
+  EXPECT_EQ((*f.store.find_pane(pane.id))->agent.kind, protocol::AgentKind::Codex);
+  EXPECT_TRUE(demote.events().empty());
+  EXPECT_TRUE(generic.events().empty());
+}
+
+TEST(StorePane, ProcessRefreshIgnoresAnUncleanCwd) {
+  Fixture f;
+  Pane pane = f.add();
+  const std::string before = pane.cwd;
+  for (const std::string& bad : {std::string("relative/dir"), std::string("/tmp/a\x1b]0;x\x07"),
+                                std::string("/tmp/\xff\xfe"), std::string()}) {
+    Txn txn;
+    ASSERT_TRUE(f.store.refresh_pane_process(txn, pane.id, std::nullopt, bad).ok());
+    EXPECT_TRUE(txn.events().empty()) << bad;
+    EXPECT_EQ((*f.store.find_pane(pane.id))->cwd, before);
+  }
+  Txn txn;
+  EXPECT_EQ(f.store.refresh_pane_process(txn, "pane_nope", std::nullopt, "/tmp").error().code,
+            ErrorCode::NoSuchPane);
+}
+
 }  // namespace
 }  // namespace signaltty::broker

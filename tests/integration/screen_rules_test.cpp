@@ -337,5 +337,40 @@ TEST_F(ScreenRules, ManifestsLoadFailAloneAndReload) {
   EXPECT_EQ(explain(client, pane)["source"], "bundled");
 }
 
+// Layer 5: a title set with OSC 2 feeds the same transitions, with the
+// source `osc`; a BEL raises unread as ever.
+TEST_F(ScreenRules, ATitleRuleMovesThePaneWithTheOscSource) {
+  stdfs::create_directories(agents_dir());
+  write_text_file(agents_dir() + "/titles.toml",
+                  "[agent]\nkind = \"generic\"\nbinaries = [\"sh\", \"sleep\"]\n\n"
+                  "[[screen]]\nid = \"spinner_title\"\nstate = \"working\"\nregion = \"title\"\n"
+                  "regex = ['^\u2802 ']\n\n"
+                  "[[screen]]\nid = \"idle_title\"\nstate = \"idle\"\nregion = \"title\"\n"
+                  "regex = ['^\u2733 ']\n");
+  start();
+  Client client = connect();
+  Client events = connect();
+  events.call("subscribe", {{"events", {"agent.*"}}});
+  const std::string ws = make_workspace(client)["id"];
+  const std::string pane = spawn(
+      client, ws,
+      {"/bin/sh", "-c",
+       "printf '\\033]2;\xE2\xA0\x82 fixing the tests\\007'; read line; "
+       "printf '\\033]2;\xE2\x9C\xB3 my agent\\007\\007'; exec sleep 1000"})["id"];
+  ASSERT_TRUE(wait_lifecycle(client, pane, "working"));
+  input(client, pane, "\n");
+  ASSERT_TRUE(wait_lifecycle(client, pane, "done"));
+  EXPECT_EQ(get_pane(client, pane)["attention"], "unread");
+  std::vector<std::string> seen;
+  while (auto event = events.next_event(deadline_after(std::chrono::milliseconds(300)))) {
+    if ((*event)["payload"].value("pane_id", "") != pane) continue;
+    seen.push_back((*event)["event"].get<std::string>() + "/" +
+                   (*event)["payload"].value("source", ""));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"agent.working/osc", "agent.done/osc"}));
+  const Json e = explain(client, pane);
+  EXPECT_EQ(e["source"], "user");
+}
+
 }  // namespace
 }  // namespace signaltty::itest
