@@ -357,7 +357,6 @@ void Detector::refresh_processes() {
     const ProcessKey key{program->pid, program->start_time};
     if (w.program != program->program) w.dirty = true;  // other rules may apply now
     w.program = program->program;
-    w.program_process = key;
     if (w.hooked && !w.hooked_process) {
       w.hooked_process = key;
     } else if (w.hooked && *w.hooked_process != key) {

@@ -109,7 +109,6 @@ class Detector {
     bool raised_input_required = false;  // by a screen rule, withdrawn on leaving blocked
     bool hooked = false;
     std::optional<ProcessKey> hooked_process;  // resolved at the next refresh
-    std::optional<ProcessKey> program_process;
     std::string program;  // "" until the first refresh: the spawn argv's
   };
 
