@@ -18,6 +18,7 @@ struct Config {
   std::string state_dir;    // $XDG_STATE_HOME/signaltty
   std::string config_dir;   // $XDG_CONFIG_HOME/signaltty
   std::string agents_dir;   // agent manifests: --agents-dir, $SIGNALTTY_AGENTS_DIR, config_dir/agents
+  std::string plugin_dir;   // executable plugins: --plugin-dir, $SIGNALTTY_PLUGIN_DIR, config_dir/plugins
   log::Level log_level = log::Level::Info;
   // Off = one fsync per event: only for measuring what group commit buys.
   GroupCommit group_commit = GroupCommit::On;

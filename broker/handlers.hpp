@@ -78,6 +78,8 @@ Result<p::FocusNextUnreadResult> handle(p::FocusNextUnread, Ctx& ctx, p::Empty&&
 void handle(p::PaneExplain, Ctx& ctx, p::PaneRef&& params, Reply<p::PaneExplainResult> reply);
 Result<p::AgentsListResult> handle(p::AgentsList, Ctx& ctx, p::Empty&& params);
 Result<p::AgentsListResult> handle(p::AgentsReload, Ctx& ctx, p::Empty&& params);
+Result<p::PluginListResult> handle(p::PluginList, Ctx& ctx, p::Empty&& params);
+Result<p::PluginListResult> handle(p::PluginReload, Ctx& ctx, p::Empty&& params);
 
 // broker/methods/hook_event.cpp: with wait_for_answer, replies once answered
 void handle(p::HookEvent, Ctx& ctx, p::HookEventParams&& params, Reply<p::HookEventResult> reply);

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstring>
 
 #include <boost/asio/post.hpp>
 
@@ -57,11 +58,40 @@ Launcher::~Launcher() {
 }
 
 void Launcher::launch(const std::string& pane_id, LaunchDone done) {
+  const std::string request = encode_launch_request({next_id_, pane_id, std::nullopt});
+  send_request(request, {}, "launching signaltty-ptyhost", std::move(done));
+}
+
+void Launcher::run_hook(const plugins::HookLaunch& hook, plugins::HookPipes pipes,
+                        LaunchDone done) {
+  const std::string request = encode_launch_request({next_id_, {}, hook});
+  std::array<int, plugins::kHookPipeCount> fds{};
+  for (std::size_t i = 0; i < fds.size(); ++i) fds[i] = pipes[i].get();
+  send_request(request, fds, "starting hook " + hook.plugin + "#" + std::to_string(hook.hook_index + 1),
+               std::move(done));
+}
+
+// `message` is the request numbered next_id_.
+void Launcher::send_request(const std::string& message, std::span<const int> fds,
+                            std::string what, LaunchDone done) {
   const std::uint64_t id = next_id_++;
-  const std::string request = encode_launch_request({id, pane_id});
-  if (::send(channel_.native_handle(), request.data(), request.size(),
-             MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+  iovec iov{const_cast<char*>(message.data()), message.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * plugins::kHookPipeCount)]{};
+  if (!fds.empty() && fds.size() <= plugins::kHookPipeCount) {
+    msg.msg_control = control;
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  }
+  if (::sendmsg(channel_.native_handle(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
     Error e = Error::from_errno(ErrorCode::SpawnFailed, "send", errno, "launcher");
+    e.message = what + ": " + e.message;
     boost::asio::post(io_, [done = std::move(done), e = std::move(e)] { done(e); });
     return;
   }
@@ -69,7 +99,7 @@ void Launcher::launch(const std::string& pane_id, LaunchDone done) {
   deadline->async_wait([this, id](const boost::system::error_code& ec) {
     if (!ec) finish(id, Error{ErrorCode::Timeout, "the launcher did not answer in time"});
   });
-  pending_.emplace(id, Pending{std::move(done), std::move(deadline)});
+  pending_.emplace(id, Pending{std::move(done), std::move(what), std::move(deadline)});
   await_replies();
 }
 
@@ -108,6 +138,8 @@ void Launcher::finish(std::uint64_t id, Result<pid_t> outcome) {
   auto it = pending_.find(id);
   if (it == pending_.end()) return;
   LaunchDone done = std::move(it->second.done);
+  if (!outcome.ok() && outcome.error().code == ErrorCode::SpawnFailed)
+    outcome = Error{ErrorCode::SpawnFailed, it->second.what + ": " + outcome.error().message};
   pending_.erase(it);
   done(std::move(outcome));
 }

@@ -6,13 +6,19 @@
 // inherit the broker's confinement.
 // Runs in: broker (the client half, on the io thread, never blocking it)
 // and the launcher process (the loop).
-// Never: execs anything but the ptyhost path fixed at fork time, or takes
-// argv from the broker: a request is an id and a pane id, validated,
-// nothing more.
+// It also starts plugin hooks (broker/plugins/hook_launch.hpp), which it
+// reads itself from the plugin dir fixed at fork time.
+// Never: execs anything but the ptyhost path fixed at fork time or a hook of
+// a plugin installed in that dir, or takes argv from the broker: a request
+// is an id and a pane id, or an id and a hook's name, validated, nothing
+// more.
 //
 // The channel is SOCK_SEQPACKET, one message per request or reply:
 //   request  "<id> <pane_id>"
-//   reply    "<id> ok <ptyhost_pid>"  or  "<id> err <errno> <what>"
+//            "<id> hook <plugin> <hook_index> <fingerprint> <event>"
+//            with the hook's four pipes as SCM_RIGHTS
+//   reply    "<id> ok <pid>"  or  "<id> err <errno> <what>"
+// (the pid of the ptyhost, or of the hook's supervisor).
 // The broker matches each reply to its request by id; a reply to an id it
 // does not wait for (one that timed out) is logged and dropped.
 //
@@ -29,12 +35,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "broker/plugins/hook_launch.hpp"
 #include "common/errors.hpp"
 #include "common/unique_fd.hpp"
 
@@ -55,7 +63,8 @@ struct UserProcessDefaults {
 struct LauncherConfig {
   std::string ptyhost_path;  // absolute; next to signaltty-broker by default
   std::string panes_dir;     // $runtime/panes, handed to every ptyhost
-  std::string broker_socket; // for ptyhosts to log against; never trusted
+  std::string broker_socket; // for ptyhosts to log against, and hooks' SIGNALTTY_SOCKET
+  std::string plugin_dir;    // where hooks are read from; empty: no hooks
   UserProcessDefaults user_defaults;
 };
 
@@ -79,14 +88,21 @@ class Launcher {
   // exactly once: its pid once it has exec'd, SPAWN_FAILED with the reason,
   // or TIMEOUT after kLaunchTimeout.
   void launch(const std::string& pane_id, LaunchDone done);
+  // Asks for the hook `hook` on `pipes` (the ends the hook holds; the
+  // launcher gets copies, these are closed on return); `done` as for
+  // launch(), with the pid of the hook's supervisor.
+  void run_hook(const plugins::HookLaunch& hook, plugins::HookPipes pipes, LaunchDone done);
   pid_t pid() const { return pid_; }
 
  private:
   struct Pending {
     LaunchDone done;
+    std::string what;  // prefixes a failure: "launching signaltty-ptyhost"
     std::unique_ptr<boost::asio::steady_timer> deadline;
   };
 
+  void send_request(const std::string& message, std::span<const int> fds, std::string what,
+                    LaunchDone done);
   void await_replies();
   void on_readable();
   void finish(std::uint64_t id, Result<pid_t> outcome);

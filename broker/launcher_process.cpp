@@ -18,6 +18,7 @@
 #include <charconv>
 #include <csignal>
 #include <cstring>
+#include <vector>
 
 #include "common/child_signals.hpp"
 #include "common/ids.hpp"
@@ -25,19 +26,17 @@
 namespace signaltty::broker {
 namespace {
 
-// One request or reply: an id, a pane id or pid, a short reason.
-constexpr std::size_t kMaxMessage = 256;
+// One request or reply: an id, a pane id, a hook's name and event, or a
+// pid and a short reason.
+constexpr std::size_t kMaxMessage = 512;
 // Where the channel sits in the launcher, and the report pipe in a
 // ptyhost-to-be (both close-on-exec).
 constexpr int kChannelFd = 3;
 constexpr int kReportFd = 3;
 constexpr int kExitExecFailed = 127;
 constexpr const char* kPtyhostEnvPath = "PATH=/usr/local/bin:/usr/bin:/bin";
-
-void close_fds_from(int first) {
-  if (::syscall(SYS_close_range, first, ~0U, 0) == 0) return;
-  for (int fd = first; fd < 1024; ++fd) ::close(fd);
-}
+// The second word of a hook request (never a pane id).
+constexpr std::string_view kHookWord = "hook";
 
 std::string err_body(int err, std::string_view what) {
   return "err " + std::to_string(err) + " " + std::string(what);
@@ -71,13 +70,15 @@ std::string err_body(int err, std::string_view what) {
   ::_exit(kExitExecFailed);
 }
 
-// Reads the grandchild's pid, then either EOF (exec'd) or its errno.
-std::string await_exec(int read_fd) {
+// Reads the grandchild's pid, then either EOF (exec'd, or started) or its errno.
+Result<pid_t> await_report(int read_fd) {
   pid_t child = -1;
-  if (::read(read_fd, &child, sizeof child) != sizeof child) return err_body(0, "no pid from child");
+  if (::read(read_fd, &child, sizeof child) != sizeof child)
+    return Error{ErrorCode::SpawnFailed, "no pid from child"};
   int err = 0;
-  if (::read(read_fd, &err, sizeof err) == sizeof err) return err_body(err, "execve failed");
-  return "ok " + std::to_string(child);
+  if (::read(read_fd, &err, sizeof err) == sizeof err)
+    return Error::from_errno(ErrorCode::SpawnFailed, "execve", err);
+  return child;
 }
 
 void reap(pid_t pid) {
@@ -86,36 +87,56 @@ void reap(pid_t pid) {
   }
 }
 
-// The reply body for one pane: double fork, so the ptyhost is never the
-// launcher's (nor the broker's) child.
-std::string launch_one(const LauncherConfig& cfg, const std::string& pane_id) {
-  if (!is_pane_id(pane_id)) return err_body(EINVAL, "invalid pane id");
-  int pipefd[2];
-  if (::pipe2(pipefd, O_CLOEXEC) != 0) return err_body(errno, "pipe2");
-  UniqueFd report_read(pipefd[0]);
-  UniqueFd report_write(pipefd[1]);
-  pid_t mid = -1;
-  {
-    SignalsBlocked blocked;
-    mid = ::fork();
-    if (mid == 0) {
-      report_read.reset();
-      const pid_t grand = ::fork();
-      if (grand == 0) exec_ptyhost(cfg, pane_id, report_write.get());
-      ::_exit(grand < 0 ? 1 : 0);
-    }
-  }
-  if (mid < 0) return err_body(errno, "fork");
-  report_write.reset();
-  reap(mid);
-  return await_exec(report_read.get());
+Result<pid_t> launch_ptyhost(const LauncherConfig& cfg, const std::string& pane_id) {
+  if (!is_pane_id(pane_id)) return Error{ErrorCode::SpawnFailed, "invalid pane id"};
+  return run_detached(
+      [&cfg, &pane_id](int report_fd) { exec_ptyhost(cfg, pane_id, report_fd); });
 }
 
-std::string reply_to(const LauncherConfig& cfg, std::string_view message) {
-  auto request = decode_launch_request(message);
-  if (!request) return encode_launch_reply({0, Error{ErrorCode::BadParams, "malformed request"}});
-  const std::string body = launch_one(cfg, request->pane_id);
-  return std::to_string(request->id) + " " + body;
+// A hook request carries exactly its four pipes; anything else passed is
+// closed unread.
+Result<pid_t> serve(const LauncherConfig& cfg, const LaunchRequest& request,
+                    std::vector<UniqueFd>& passed) {
+  if (!request.hook) return launch_ptyhost(cfg, request.pane_id);
+  if (passed.size() != plugins::kHookPipeCount)
+    return Error{ErrorCode::SpawnFailed, "a hook request needs its four pipes"};
+  plugins::HookPipes pipes;
+  for (std::size_t i = 0; i < pipes.size(); ++i) pipes[i] = std::move(passed[i]);
+  return plugins::start_hook(cfg, *request.hook, std::move(pipes));
+}
+
+// One message and the fds that came with it (at most the four of a hook,
+// close-on-exec; a message with more, or cut short, is refused).
+struct Received {
+  ssize_t size = 0;
+  std::vector<UniqueFd> fds;
+  bool truncated = false;
+};
+
+Received receive(std::array<char, kMaxMessage>& buf) {
+  Received out;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * plugins::kHookPipeCount)];
+  iovec iov{buf.data(), buf.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  do {
+    out.size = ::recvmsg(kChannelFd, &msg, MSG_CMSG_CLOEXEC);
+  } while (out.size < 0 && errno == EINTR);
+  if (out.size <= 0) return out;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) {
+      int fd = -1;
+      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+      out.fds.emplace_back(fd);
+    }
+  }
+  out.truncated = (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0;
+  return out;
 }
 
 [[noreturn]] void launcher_main(const LauncherConfig& cfg, pid_t broker) {
@@ -126,11 +147,15 @@ std::string reply_to(const LauncherConfig& cfg, std::string_view message) {
   if (::getppid() != broker) ::_exit(0);
   std::array<char, kMaxMessage> buf{};
   for (;;) {
-    const ssize_t n = ::recv(kChannelFd, buf.data(), buf.size(), 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ::_exit(0);
-    const std::string reply = reply_to(cfg, std::string_view(buf.data(), static_cast<std::size_t>(n)));
-    if (::send(kChannelFd, reply.data(), reply.size(), MSG_NOSIGNAL) < 0) ::_exit(0);
+    Received got = receive(buf);
+    if (got.size <= 0) ::_exit(0);
+    auto request = decode_launch_request(std::string_view(buf.data(), static_cast<std::size_t>(got.size)));
+    LaunchReply reply{0, Error{ErrorCode::BadParams, "malformed request"}};
+    if (request && !got.truncated) reply = {request->id, serve(cfg, *request, got.fds)};
+    else if (request) reply = {request->id, Error{ErrorCode::BadParams, "request cut short"}};
+    got.fds.clear();  // whatever the request did not take
+    const std::string text = encode_launch_reply(reply);
+    if (::send(kChannelFd, text.data(), text.size(), MSG_NOSIGNAL) < 0) ::_exit(0);
   }
 }
 
@@ -150,6 +175,39 @@ std::string_view take_word(std::string_view& rest) {
 
 }  // namespace
 
+void close_fds_from(int first) {
+  if (::syscall(SYS_close_range, first, ~0U, 0) == 0) return;
+  for (int fd = first; fd < 1024; ++fd) ::close(fd);
+}
+
+// Double fork, so the grandchild is never the launcher's (nor the
+// broker's) child.
+Result<pid_t> run_detached(const std::function<void(int report_fd)>& grandchild) {
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0)
+    return Error::from_errno(ErrorCode::SpawnFailed, "pipe2", errno);
+  UniqueFd report_read(pipefd[0]);
+  UniqueFd report_write(pipefd[1]);
+  pid_t mid = -1;
+  {
+    SignalsBlocked blocked;
+    mid = ::fork();
+    if (mid == 0) {
+      report_read.reset();
+      const pid_t grand = ::fork();
+      if (grand == 0) {
+        grandchild(report_write.get());
+        ::_exit(kExitExecFailed);
+      }
+      ::_exit(grand < 0 ? 1 : 0);
+    }
+  }
+  if (mid < 0) return Error::from_errno(ErrorCode::SpawnFailed, "fork", errno);
+  report_write.reset();
+  reap(mid);
+  return await_report(report_read.get());
+}
+
 Result<pid_t> fork_launcher(const LauncherConfig& config, UniqueFd channel) {
   const pid_t broker = ::getpid();
   pid_t pid = -1;
@@ -167,12 +225,20 @@ Result<pid_t> fork_launcher(const LauncherConfig& config, UniqueFd channel) {
 }
 
 std::string encode_launch_request(const LaunchRequest& request) {
-  return std::to_string(request.id) + " " + request.pane_id;
+  const std::string id = std::to_string(request.id) + " ";
+  if (request.hook) return id + std::string(kHookWord) + " " + plugins::encode_hook_launch(*request.hook);
+  return id + request.pane_id;
 }
 
 std::optional<LaunchRequest> decode_launch_request(std::string_view message) {
   LaunchRequest out;
   if (!parse_int(take_word(message), out.id) || message.empty()) return std::nullopt;
+  std::string_view rest = message;
+  if (take_word(rest) == kHookWord) {
+    out.hook = plugins::decode_hook_launch(rest);
+    if (!out.hook) return std::nullopt;
+    return out;
+  }
   out.pane_id = std::string(message);
   return out;
 }
@@ -196,7 +262,7 @@ std::optional<LaunchReply> decode_launch_reply(std::string_view message) {
   int err = 0;
   if (verdict != "err" || !parse_int(take_word(message), err)) return std::nullopt;
   out.outcome = Error{ErrorCode::SpawnFailed,
-                      "launching signaltty-ptyhost: " + std::string(message) +
+                      std::string(message) +
                           (err != 0 ? std::string(" (") + ::strerror(err) + ")" : "")};
   return out;
 }

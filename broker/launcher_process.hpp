@@ -10,11 +10,13 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "broker/launcher.hpp"
+#include "broker/plugins/hook_launch.hpp"
 #include "common/errors.hpp"
 #include "common/unique_fd.hpp"
 
@@ -24,14 +26,26 @@ namespace signaltty::broker {
 // Every signal is blocked across the fork; the launcher resets them.
 Result<pid_t> fork_launcher(const LauncherConfig& config, UniqueFd channel);
 
+// A ptyhost for `pane_id`, or (with `hook`) one plugin hook, whose four
+// pipes come with the message as SCM_RIGHTS.
 struct LaunchRequest {
   std::uint64_t id = 0;
   std::string pane_id;
+  std::optional<plugins::HookLaunch> hook;
 };
 struct LaunchReply {
   std::uint64_t id = 0;
   Result<pid_t> outcome = Error{ErrorCode::Internal, "unset"};
 };
+
+// Runs `grandchild` in a grandchild of the caller, so that nobody has to
+// reap it: it must write its pid (a pid_t) on `report_fd`, then exec (the
+// pipe closes) or close the pipe itself, or write an errno and exit. Its pid
+// once it did, or why not. The caller must be single-threaded.
+Result<pid_t> run_detached(const std::function<void(int report_fd)>& grandchild);
+
+// Closes every fd from `first` up.
+void close_fds_from(int first);
 
 std::string encode_launch_request(const LaunchRequest& request);
 std::optional<LaunchRequest> decode_launch_request(std::string_view message);

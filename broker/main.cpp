@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   app.add_option("--state-dir", overrides.state_dir, "state directory (default $XDG_STATE_HOME/signaltty)");
   app.add_option("--config-dir", overrides.config_dir, "config directory (default $XDG_CONFIG_HOME/signaltty)");
   app.add_option("--agents-dir", overrides.agents_dir, "agent manifests (default $SIGNALTTY_AGENTS_DIR, else <config-dir>/agents)");
+  app.add_option("--plugin-dir", overrides.plugin_dir, "executable plugins (default $SIGNALTTY_PLUGIN_DIR, else <config-dir>/plugins)");
   app.add_option("--log-level", level_name, "debug|info|warn|error")->check(CLI::IsMember({"debug", "info", "warn", "error"}));
   app.add_flag("--no-group-commit", no_group_commit, "one fsync per event (for measuring group commit)");
   app.add_option("--client-queue-cap-bytes", queue_cap, "bytes queued to a client before it is dropped")->check(CLI::Range(std::size_t{4096}, std::size_t{1} << 34));
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   config.state_dir = paths->state_dir;
   config.config_dir = paths->config_dir;
   config.agents_dir = paths->agents_dir;
+  config.plugin_dir = paths->plugin_dir;
   config.group_commit = no_group_commit ? broker::GroupCommit::Off : broker::GroupCommit::On;
   config.client_queue_cap_bytes = queue_cap;
 

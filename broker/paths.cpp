@@ -84,6 +84,12 @@ Result<ResolvedPaths> resolve_paths(const PathOverrides& o) {
     p.agents_dir = *dir;
   else
     p.agents_dir = fs::join(p.config_dir, "agents");
+  if (o.plugin_dir)
+    p.plugin_dir = *o.plugin_dir;
+  else if (auto dir = env("SIGNALTTY_PLUGIN_DIR"))
+    p.plugin_dir = *dir;
+  else
+    p.plugin_dir = fs::join(p.config_dir, "plugins");
   return p;
 }
 

@@ -18,6 +18,7 @@ struct PathOverrides {
   std::optional<std::string> state_dir;
   std::optional<std::string> config_dir;
   std::optional<std::string> agents_dir;
+  std::optional<std::string> plugin_dir;
 };
 
 struct ResolvedPaths {
@@ -26,6 +27,7 @@ struct ResolvedPaths {
   std::string state_dir;
   std::string config_dir;
   std::string agents_dir;
+  std::string plugin_dir;
 };
 
 // Applies the defaults of docs/rules.md (Paths and the broker process) to whatever was not overridden.

@@ -21,14 +21,32 @@ constexpr std::array<std::string_view, 3> kOscSources{"osc9", "osc99", "osc777"}
 constexpr std::array<std::string_view, 3> kConfigEnvKeys{"CLAUDE_CONFIG_DIR", "CODEX_HOME",
                                                          "OPENCODE_CONFIG_DIR"};
 
-// Length of the UTF-8 sequence at `s[i]`, 0 when it is not one.
+// Length of the well-formed UTF-8 sequence at `s[i]` (RFC 3629: no
+// overlong form, no surrogate, nothing past U+10FFFF), 0 when it is not one.
 std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto lead = static_cast<unsigned char>(s[i]);
-  const std::size_t n = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3
-                                        : (lead >> 3) == 0x1e ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+  const auto byte = [&s](std::size_t at) { return static_cast<unsigned char>(s[at]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char second_min = 0x80;
+  unsigned char second_max = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    n = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    n = 3;
+    if (lead == 0xE0) second_min = 0xA0;  // overlong below
+    if (lead == 0xED) second_max = 0x9F;  // surrogates above
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    n = 4;
+    if (lead == 0xF0) second_min = 0x90;  // overlong below
+    if (lead == 0xF4) second_max = 0x8F;  // past U+10FFFF above
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  if (byte(i + 1) < second_min || byte(i + 1) > second_max) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if ((byte(i + k) >> 6) != 0x2) return 0;
   return n;
 }
 

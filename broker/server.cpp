@@ -22,6 +22,7 @@
 #include "broker/instance_lock.hpp"
 #include "broker/journal_replay.hpp"
 #include "broker/launcher.hpp"
+#include "broker/plugins/hook_runner.hpp"
 #include "broker/pane_socket_sweep.hpp"
 #include "broker/logind_watch.hpp"
 #include "broker/paths.hpp"
@@ -118,6 +119,7 @@ struct Server::Impl {
   std::unique_ptr<DecisionRoutes> routes;
   std::unique_ptr<Supervisor> supervisor;
   std::unique_ptr<Detector> detector;
+  std::unique_ptr<plugins::HookRunner> hooks;
   std::unique_ptr<Services> services;
   std::unique_ptr<Router> router;
   std::unique_ptr<Local::acceptor> acceptor;
@@ -146,7 +148,8 @@ struct Server::Impl {
 // docs/architecture.md "Who starts whom": before any thread, before any confinement.
 Status Server::Impl::start_launcher(const UserProcessDefaults& user_defaults) {
   SIGNALTTY_TRY(launcher, Launcher::start(io, {default_ptyhost_path(), panes_dir(),
-                                                config.socket_path, user_defaults}));
+                                                config.socket_path, config.plugin_dir,
+                                                user_defaults}));
   return {};
 }
 
@@ -200,8 +203,11 @@ Status Server::Impl::open_state() {
                                             *launcher, *store, *pipeline, *snapshots, *viewers);
   detector = std::make_unique<Detector>(io, *store, *supervisor, *pipeline, *snapshots,
                                         config.agents_dir);
+  hooks = std::make_unique<plugins::HookRunner>(io, *launcher,
+                                                plugins::PluginRegistry::scan(config.plugin_dir));
+  hub->watch([this](const StateEvent& ev) { hooks->offer(ev); });
   services = std::make_unique<Services>(Services{io, config, *store, *pipeline, *hub, *snapshots,
-                                                 *supervisor, *viewers, *routes, *detector,
+                                                 *supervisor, *viewers, *routes, *detector, *hooks,
                                                  std::chrono::steady_clock::now(),
                                                  [this] { stop("server.shutdown"); }});
   router = std::make_unique<Router>(*services);

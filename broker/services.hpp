@@ -23,6 +23,9 @@ class Supervisor;
 class Viewers;
 class DecisionRoutes;
 class Detector;
+namespace plugins {
+class HookRunner;
+}
 
 struct Services {
   boost::asio::io_context& io;
@@ -35,6 +38,7 @@ struct Services {
   Viewers& viewers;        // who attached which pane (broker/viewers.hpp)
   DecisionRoutes& routes;  // waiting native permission reporters (broker/native_decisions.hpp)
   Detector& detector;      // screen rules, process refresh, manifests (broker/detector.hpp)
+  plugins::HookRunner& hooks;  // executable plugins (broker/plugins/hook_runner.hpp)
   std::chrono::steady_clock::time_point started_at;
   // Orderly stop: save the snapshot, close the listener, exit 0.
   std::function<void()> request_stop;

@@ -8,6 +8,7 @@
 #include "cli/agent_context.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/human_output.hpp"
+#include "cli/plugin_command.hpp"
 #include "cli/skill_command.hpp"
 #include "common/protocol/schema.hpp"
 #include "common/version.hpp"
@@ -44,6 +45,7 @@ Cli::Cli() : app_(kDescription, "signaltty") {
   attach_ = std::make_unique<AttachCommand>(app_);
   skill_ = std::make_unique<SkillCommand>(app_);
   integration_ = std::make_unique<IntegrationCommand>(app_);
+  plugin_run_ = std::make_unique<PluginRunCommand>(*groups_.at("plugin"));
   pane_commands_ = std::make_unique<PaneCommands>(*groups_.at("pane"),
                                                   generated(protocol::PaneInput::name),
                                                   generated(protocol::PaneWaitForOutput::name));
@@ -133,13 +135,15 @@ int Cli::execute(const CliIo& io) {
   if (attach_->chosen()) return attach_->run(socket_path, io);
   if (skill_->chosen()) return skill_->run(io.out);
   const CommandBinding* command = chosen_command();
-  if (command == nullptr && !events_chosen() && !pane_commands_->chosen()) {
+  if (command == nullptr && !events_chosen() && !pane_commands_->chosen() &&
+      !plugin_run_->chosen()) {
     io.err << "error: no command given; see --help\n";
     return kExitUsage;
   }
   auto client = Client::connect(socket_path, io.uid);
   if (!client.ok()) return fail(io.err, client.error());
   if (pane_commands_->chosen()) return pane_commands_->run(*client, json_style(), io);
+  if (plugin_run_->chosen()) return plugin_run_->run(*client, socket_path, io);
   if (command == nullptr) return stream_events(*client, events_->params(), io.out, io.err);
   return run_method(*command, *client, io);
 }

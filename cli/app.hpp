@@ -41,6 +41,7 @@ struct CliIo {
 };
 
 class AgentContext;
+class PluginRunCommand;
 class SkillCommand;
 
 class Cli {
@@ -85,6 +86,7 @@ class Cli {
   std::unique_ptr<IntegrationCommand> integration_;
   std::unique_ptr<PaneCommands> pane_commands_;
   std::unique_ptr<AgentContext> agent_context_;
+  std::unique_ptr<PluginRunCommand> plugin_run_;
   std::unique_ptr<SkillCommand> skill_;
 };
 

@@ -207,6 +207,17 @@ std::shared_ptr<const PluginSet> PluginSet::scan(const std::filesystem::path& di
   return set;
 }
 
+Result<Plugin> load_plugin(const std::filesystem::path& root, std::string_view name) {
+  if (!is_plugin_name(name)) return Error{ErrorCode::BadParams, "not a plugin name"};
+  const std::filesystem::path dir = absolute_dir(root);
+  UniqueFd root_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!root_fd) return Error::from_errno(ErrorCode::IoError, "open", errno, dir.string());
+  const std::string entry(name);
+  SIGNALTTY_TRY(std::optional<Plugin> plugin, load_package(root_fd.get(), entry, dir / entry));
+  if (!plugin) return Error{ErrorCode::IoError, "no plugin.toml in " + (dir / entry).string()};
+  return std::move(*plugin);
+}
+
 std::string hook_error_text(std::string_view message) {
   return clean_text(message, kHookErrorMaxChars);
 }

@@ -85,6 +85,11 @@ struct HookStats {
   std::optional<std::string> last_run;    // RFC 3339, when the latest firing finished
 };
 
+// The package `name` of the plugin dir `root`, read and parsed as a scan
+// reads it: what the launcher loads before it starts one of its hooks. An
+// entry that is not a package is an error too.
+Result<Plugin> load_plugin(const std::filesystem::path& root, std::string_view name);
+
 // A hook's error as kept and logged: control characters and bytes that are
 // not UTF-8 removed, cut at kHookErrorMaxChars characters.
 std::string hook_error_text(std::string_view message);

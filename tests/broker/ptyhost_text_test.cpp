@@ -19,6 +19,25 @@ TEST(PtyhostText, ControlsAreStrippedExceptNewlineAndTab) {
   EXPECT_EQ(clean_text("h\xc3\xa9llo", 2), "h\xc3\xa9");
 }
 
+// What a lenient decoder lets through and strict JSON encoding refuses:
+// overlong forms, surrogates, code points past U+10FFFF, bad leads.
+TEST(PtyhostText, IllFormedUtf8IsDroppedNotPassedOn) {
+  EXPECT_EQ(clean_text("a\xc0\xaf" "b", 100), "ab");                  // overlong '/'
+  EXPECT_EQ(clean_text("a\xe0\x80\xaf" "b", 100), "ab");              // overlong, 3 bytes
+  EXPECT_EQ(clean_text("a\xf0\x80\x80\xaf" "b", 100), "ab");          // overlong, 4 bytes
+  EXPECT_EQ(clean_text("a\xed\xa0\x80" "b", 100), "ab");              // U+D800
+  EXPECT_EQ(clean_text("a\xf4\x90\x80\x80" "b", 100), "ab");          // U+110000
+  EXPECT_EQ(clean_text("a\xf5\x80\x80\x80" "b", 100), "ab");
+  EXPECT_EQ(clean_text("\xed\x9f\xbf\xf4\x8f\xbf\xbf\xe0\xa0\x80", 100),
+            "\xed\x9f\xbf\xf4\x8f\xbf\xbf\xe0\xa0\x80")
+      << "U+D7FF, U+10FFFF and U+0800 are well-formed";
+  std::string noise;
+  std::uint32_t x = 12345;
+  for (int i = 0; i < 200000; ++i) noise.push_back(static_cast<char>((x = x * 1103515245 + 12345) >> 16));
+  const std::string clean = clean_text(noise, noise.size());
+  EXPECT_NO_THROW((void)protocol::Json(clean).dump()) << "strict encoding accepts it";
+}
+
 TEST(PtyhostText, NotificationSourceIsOneOfTheOscSources) {
   EXPECT_EQ(notification_source("osc99"), "osc99");
   EXPECT_EQ(notification_source("osc777"), "osc777");

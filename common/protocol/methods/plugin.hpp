@@ -1,5 +1,5 @@
 // common/protocol/methods/plugin.hpp: plugin.list and plugin.reload
-// (docs/rules.md, Methods; not built yet).
+// (docs/plugins.md).
 // Runs in: every process. Never: runs a plugin; the broker's hook runner does.
 #pragma once
 
@@ -71,9 +71,9 @@ struct PluginListResult {
 };
 
 using PluginList = MethodDecl<"plugin.list", "List plugins, their hooks and run statistics",
-                              Empty, PluginListResult, kNoFlags, Availability::Planned>;
+                              Empty, PluginListResult, kNoFlags>;
 using PluginReload =
     MethodDecl<"plugin.reload", "Re-scan the plugin directory, resetting statistics", Empty,
-               PluginListResult, kMutating, Availability::Planned>;
+               PluginListResult, kMutating>;
 
 }  // namespace signaltty::protocol
