@@ -16,6 +16,7 @@
 #include <set>
 #include <utility>
 
+#include "broker/config_dir.hpp"
 #include "common/check.hpp"
 #include "common/limits.hpp"
 #include "common/unique_fd.hpp"
@@ -292,92 +293,19 @@ Result<Manifest> parse_document(const toml::table& root) {
   return manifest;
 }
 
-Result<toml::table> parse_toml(std::string_view text) {
-  try {
-    return toml::parse(text);
-  } catch (const toml::parse_error& e) {
-    return bad_params("line " + std::to_string(e.source().begin.line) + ", column " +
-                      std::to_string(e.source().begin.column) + ": " +
-                      std::string(e.description()));
-  }
-}
-
 // ---- the agents dir ---------------------------------------------------------
-
-struct DirCloser {
-  void operator()(DIR* dir) const { ::closedir(dir); }
-};
-using DirHandle = std::unique_ptr<DIR, DirCloser>;
-
-// The manifests of a dir: the first kManifestMaxFiles *.toml names, sorted,
-// and how many came after them (their names are not kept: a dir may hold
-// any number).
-struct DirListing {
-  DirHandle dir;
-  std::set<std::string> names;
-  std::size_t skipped = 0;
-  std::string first_skipped;
-};
 
 bool is_manifest_name(std::string_view name) {
   constexpr std::string_view kSuffix = ".toml";
   return name.size() > kSuffix.size() && name.ends_with(kSuffix) && name.front() != '.';
 }
 
-void keep_name(DirListing& listing, std::string name) {
-  listing.names.insert(std::move(name));
-  if (listing.names.size() <= kManifestMaxFiles) return;
-  auto last = std::prev(listing.names.end());
-  if (listing.skipped == 0 || *last < listing.first_skipped) listing.first_skipped = *last;
-  ++listing.skipped;
-  listing.names.erase(last);
-}
-
-// nullopt for a missing dir.
-Result<std::optional<DirListing>> list_dir(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd && errno == ENOENT) return std::optional<DirListing>();
-  if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno, path);
-  DirListing listing;
-  listing.dir.reset(::fdopendir(fd.get()));
-  if (!listing.dir) return Error::from_errno(ErrorCode::IoError, "fdopendir", errno, path);
-  fd.release();  // the DIR owns it now
-  for (;;) {
-    errno = 0;
-    const dirent* entry = ::readdir(listing.dir.get());
-    if (entry == nullptr) {
-      if (errno != 0) return Error::from_errno(ErrorCode::IoError, "readdir", errno, path);
-      break;
-    }
-    if (is_manifest_name(entry->d_name)) keep_name(listing, entry->d_name);
-  }
-  return std::optional<DirListing>(std::move(listing));
-}
-
-// One manifest's bytes: a regular file (not followed if a symlink, never
-// waited on if a fifo) of at most kManifestMaxBytes.
+// One manifest's bytes (broker/config_dir.hpp); one that vanished since the
+// listing is an error of its own like any other.
 Result<std::string> read_manifest_text(int dir_fd, const std::string& name) {
-  UniqueFd fd(
-      ::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
-  if (!fd && errno == ELOOP)
-    return Error{ErrorCode::IoError, "a symbolic link, not a regular file"};
-  if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return Error::from_errno(ErrorCode::IoError, "fstat", errno);
-  if (!S_ISREG(st.st_mode)) return Error{ErrorCode::IoError, "not a regular file"};
-  std::string text(kManifestMaxBytes + 1, '\0');
-  std::size_t size = 0;
-  while (size < text.size()) {
-    const ssize_t n = ::read(fd.get(), text.data() + size, text.size() - size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::from_errno(ErrorCode::IoError, "read", errno);
-    if (n == 0) break;
-    size += static_cast<std::size_t>(n);
-  }
-  if (size > kManifestMaxBytes)
-    return Error{ErrorCode::IoError, "larger than " + std::to_string(kManifestMaxBytes) + " bytes"};
-  text.resize(size);
-  return text;
+  SIGNALTTY_TRY(std::optional<std::string> text, read_config_file(dir_fd, name, kManifestMaxBytes));
+  if (!text) return Error{ErrorCode::IoError, "removed while being read"};
+  return std::move(*text);
 }
 
 protocol::AgentManifestFailure failure_of(const std::string& file, const Error& error) {
@@ -386,10 +314,10 @@ protocol::AgentManifestFailure failure_of(const std::string& file, const Error& 
   return {file, named ? error.message : file + ": " + error.message};
 }
 
-void load_user_manifests(DirListing& listing, std::vector<Manifest>& manifests,
+void load_user_manifests(ConfigDirListing& listing, std::vector<Manifest>& manifests,
                          std::vector<protocol::AgentManifestFailure>& failures) {
   for (const std::string& name : listing.names) {
-    auto text = read_manifest_text(::dirfd(listing.dir.get()), name);
+    auto text = read_manifest_text(listing.fd(), name);
     auto manifest = text.ok() ? parse_manifest(name, *text) : Result<Manifest>(text.error());
     if (manifest.ok())
       manifests.push_back(std::move(*manifest));
@@ -457,7 +385,9 @@ Result<std::shared_ptr<const ManifestSet>> ManifestSet::load(const std::filesyst
   auto set = std::make_shared<ManifestSet>();
   set->dir_ = dir.string();
   set->bundled_ = bundled_only()->bundled_;
-  SIGNALTTY_TRY(std::optional<DirListing> listing, list_dir(set->dir_));
+  SIGNALTTY_TRY(std::optional<ConfigDirListing> listing,
+                list_config_dir(set->dir_, kManifestMaxFiles,
+                                [](const dirent& entry) { return is_manifest_name(entry.d_name); }));
   if (listing) load_user_manifests(*listing, set->user_, set->failures_);
   return std::shared_ptr<const ManifestSet>(std::move(set));
 }

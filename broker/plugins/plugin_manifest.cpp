@@ -4,12 +4,12 @@
 // value it has not bounded, or touches the file system.
 #include "broker/plugins/plugin_manifest.hpp"
 
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <initializer_list>
 #include <set>
 #include <utility>
+
+#include "broker/config_dir.hpp"
 
 namespace signaltty::broker::plugins {
 namespace {
@@ -257,16 +257,6 @@ Result<Plugin> parse_document(const toml::table& root, const std::filesystem::pa
   if (const toml::node* commands = root.get("command"))
     SIGNALTTY_RETURN_IF_ERROR(parse_commands(*commands, dir, plugin));
   return plugin;
-}
-
-Result<toml::table> parse_toml(std::string_view text) {
-  try {
-    return toml::parse(text);
-  } catch (const toml::parse_error& e) {
-    return bad_params("line " + std::to_string(e.source().begin.line) + ", column " +
-                      std::to_string(e.source().begin.column) + ": " +
-                      std::string(e.description()));
-  }
 }
 
 bool is_event_segment_char(char c) {

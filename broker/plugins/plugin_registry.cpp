@@ -15,6 +15,7 @@
 #include <set>
 #include <utility>
 
+#include "broker/config_dir.hpp"
 #include "broker/ptyhost_text.hpp"
 #include "common/check.hpp"
 #include "common/protocol/events.hpp"
@@ -25,56 +26,11 @@ namespace {
 
 // ---- the plugin dir ---------------------------------------------------------
 
-struct DirCloser {
-  void operator()(DIR* dir) const { ::closedir(dir); }
-};
-using DirHandle = std::unique_ptr<DIR, DirCloser>;
-
-// The entries of a plugin dir that may be packages: the first
-// kPluginDirMaxPackages names, sorted, and how many came after them (their
-// names are not kept: a dir may hold any number).
-struct DirListing {
-  DirHandle dir;
-  std::set<std::string> names;
-  std::size_t skipped = 0;
-  std::string first_skipped;
-};
-
 // A directory, or a symlink or an entry of unknown type that may be one.
 // Hidden entries (".", ".." among them) are never plugin names.
 bool may_be_package(const dirent& entry) {
   if (entry.d_name[0] == '.') return false;
   return entry.d_type == DT_DIR || entry.d_type == DT_LNK || entry.d_type == DT_UNKNOWN;
-}
-
-void keep_name(DirListing& listing, std::string name) {
-  listing.names.insert(std::move(name));
-  if (listing.names.size() <= kPluginDirMaxPackages) return;
-  auto last = std::prev(listing.names.end());
-  if (listing.skipped == 0 || *last < listing.first_skipped) listing.first_skipped = *last;
-  ++listing.skipped;
-  listing.names.erase(last);
-}
-
-// nullopt for a missing dir.
-Result<std::optional<DirListing>> list_dir(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd && errno == ENOENT) return std::optional<DirListing>();
-  if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno, path);
-  DirListing listing;
-  listing.dir.reset(::fdopendir(fd.get()));
-  if (!listing.dir) return Error::from_errno(ErrorCode::IoError, "fdopendir", errno, path);
-  fd.release();  // the DIR owns it now
-  for (;;) {
-    errno = 0;
-    const dirent* entry = ::readdir(listing.dir.get());
-    if (entry == nullptr) {
-      if (errno != 0) return Error::from_errno(ErrorCode::IoError, "readdir", errno, path);
-      break;
-    }
-    if (may_be_package(*entry)) keep_name(listing, entry->d_name);
-  }
-  return std::optional<DirListing>(std::move(listing));
 }
 
 // ---- one package --------------------------------------------------------------
@@ -85,33 +41,6 @@ Error in_manifest(Error error) {
   return error;
 }
 
-Error in_manifest(std::string problem) {
-  return in_manifest(Error{ErrorCode::IoError, std::move(problem)});
-}
-
-// The bytes of an open plugin.toml: a regular file of at most
-// kPluginManifestMaxBytes.
-Result<std::string> read_manifest_text(int fd) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0)
-    return in_manifest(Error::from_errno(ErrorCode::IoError, "fstat", errno));
-  if (!S_ISREG(st.st_mode)) return in_manifest("not a regular file");
-  const std::string too_large = "larger than " + std::to_string(kPluginManifestMaxBytes) + " bytes";
-  if (st.st_size > static_cast<off_t>(kPluginManifestMaxBytes)) return in_manifest(too_large);
-  std::string text(kPluginManifestMaxBytes + 1, '\0');
-  std::size_t size = 0;
-  while (size < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + size, text.size() - size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return in_manifest(Error::from_errno(ErrorCode::IoError, "read", errno));
-    if (n == 0) break;
-    size += static_cast<std::size_t>(n);
-  }
-  if (size > kPluginManifestMaxBytes) return in_manifest(too_large);
-  text.resize(size);
-  return text;
-}
-
 // The plugin.toml of the entry `name` of the plugin dir; nullopt when the
 // entry is not a directory or holds none (it is not a package).
 Result<std::optional<std::string>> read_package(int root_fd, const std::string& name) {
@@ -119,14 +48,9 @@ Result<std::optional<std::string>> read_package(int root_fd, const std::string& 
   UniqueFd dir(::openat(root_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
   if (!dir && (errno == ENOTDIR || errno == ENOENT)) return NoPackage();
   if (!dir) return Error::from_errno(ErrorCode::IoError, "open", errno);
-  const std::string file(kPluginManifestFile);
-  UniqueFd fd(
-      ::openat(dir.get(), file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
-  if (!fd && errno == ENOENT) return NoPackage();
-  if (!fd && errno == ELOOP) return in_manifest("a symbolic link, not a regular file");
-  if (!fd) return in_manifest(Error::from_errno(ErrorCode::IoError, "open", errno));
-  SIGNALTTY_TRY(std::string text, read_manifest_text(fd.get()));
-  return std::optional<std::string>(std::move(text));
+  auto text = read_config_file(dir.get(), std::string(kPluginManifestFile), kPluginManifestMaxBytes);
+  if (!text.ok()) return in_manifest(std::move(text).error());
+  return std::move(*text);
 }
 
 // The plugin in `dir`, the entry `name` of the plugin dir; nullopt when it
@@ -184,13 +108,13 @@ std::shared_ptr<const PluginSet> PluginSet::scan(const std::filesystem::path& di
   if (dir.empty()) return set;
   const std::filesystem::path root = absolute_dir(dir);
   set->dir_ = root.string();
-  auto listing = list_dir(set->dir_);
+  auto listing = list_config_dir(set->dir_, kPluginDirMaxPackages, may_be_package);
   if (!listing.ok()) {
     set->failures_.push_back({set->dir_, listing.error().message});
     return set;
   }
   if (!*listing) return set;
-  const int root_fd = ::dirfd((*listing)->dir.get());
+  const int root_fd = (*listing)->fd();
   for (const std::string& name : (*listing)->names) {
     const std::filesystem::path package = root / name;
     auto plugin = load_package(root_fd, name, package);
