@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <iterator>
 
+#include "broker/ptyhost_text.hpp"
 #include "common/unique_fd.hpp"
 
 namespace signaltty::broker {
@@ -70,6 +71,12 @@ Result<std::optional<std::string>> read_config_file(int dir_fd, const std::strin
   if (size > max_bytes) return Error{ErrorCode::IoError, too_large};  // it grew
   text.resize(size);
   return std::optional<std::string>(std::move(text));
+}
+
+std::string excerpt(std::string_view s) {
+  constexpr std::size_t kExcerptBytes = 60;
+  if (s.size() <= kExcerptBytes) return std::string(s);
+  return std::string(utf8_prefix(s, kExcerptBytes)) + "…";
 }
 
 Result<toml::table> parse_toml(std::string_view text) {

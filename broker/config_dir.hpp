@@ -55,6 +55,10 @@ Result<std::optional<ConfigDirListing>> list_config_dir(
 Result<std::optional<std::string>> read_config_file(int dir_fd, const std::string& name,
                                                     std::size_t max_bytes);
 
+// At most the first 60 bytes of `s`, whole UTF-8 characters, "…" marking
+// a cut: how an error quotes a file's keys, names and patterns.
+std::string excerpt(std::string_view s);
+
 // `text` parsed; a parse error reads "line L, column C: what" (BAD_PARAMS).
 Result<toml::table> parse_toml(std::string_view text);
 

@@ -46,16 +46,6 @@ std::string enum_choices(std::optional<E> except = std::nullopt) {
   return out;
 }
 
-// At most the first kExcerptBytes of `s` (whole UTF-8 characters): a
-// message quotes a file's keys, ids and patterns, which may be long.
-constexpr std::size_t kExcerptBytes = 60;
-std::string excerpt(std::string_view s) {
-  if (s.size() <= kExcerptBytes) return std::string(s);
-  std::size_t cut = kExcerptBytes;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(s.substr(0, cut)) + "…";
-}
-
 std::string in_quotes(std::string_view s) { return "'" + excerpt(s) + "'"; }
 
 // Keys a table may hold; any other is an error naming it.

@@ -16,16 +16,6 @@ namespace {
 
 // ---- small parsing functions ------------------------------------------------
 
-// At most the first kExcerptBytes of `s` (whole UTF-8 characters): a
-// message quotes a file's keys, names and globs, which may be long.
-constexpr std::size_t kExcerptBytes = 60;
-std::string excerpt(std::string_view s) {
-  if (s.size() <= kExcerptBytes) return std::string(s);
-  std::size_t cut = kExcerptBytes;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(s.substr(0, cut)) + "…";
-}
-
 std::string in_quotes(std::string_view s) { return "'" + excerpt(s) + "'"; }
 
 Error invalid(std::string_view where, std::string_view problem) {
