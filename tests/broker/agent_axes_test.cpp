@@ -9,6 +9,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Attention;
 using protocol::Json;
@@ -365,5 +366,7 @@ TEST(AgentAxes, PendingRanksBySeverityThenRecencyAndLeavesOutNone) {
   (void)quiet;
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

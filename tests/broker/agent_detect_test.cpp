@@ -7,6 +7,7 @@
 
 namespace signaltty::broker::agents {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using Argv = std::vector<std::string>;
 
@@ -68,5 +69,7 @@ TEST(AgentResume, APathQualifiedLaunchOfTheSameProgramIsKept) {
   EXPECT_EQ(resume_argv(AgentKind::Claude, "s", "/usr/bin/node"), (Argv{"claude", "--resume", "s"}));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker::agents

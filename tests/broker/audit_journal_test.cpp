@@ -20,6 +20,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace stdfs = std::filesystem;
 
@@ -361,5 +362,7 @@ TEST(AuditJournal, CaptureReadsBothGenerationsEvenAfterALaterRotation) {
   EXPECT_EQ(recs->back().seq, captured_head);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -14,6 +14,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
@@ -76,5 +77,7 @@ TEST_F(ConnectionTest, CloseNowRunsTheCloseHandlerOnceOnALaterTurn) {
   EXPECT_EQ(closed_ids_, std::vector<std::uint64_t>{7});
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

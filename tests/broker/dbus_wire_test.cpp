@@ -9,6 +9,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 dbus::Message inhibit_call() {
   dbus::Message m = dbus::method_call("org.freedesktop.login1", "/org/freedesktop/login1",
@@ -120,5 +121,7 @@ TEST(DbusAddress, FirstUnixPathOrAbstractEntryWins) {
   EXPECT_FALSE(parse_bus_address("unix:path=/x%4").ok());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -26,6 +26,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace p = protocol;
 using p::ReplayStatus;
@@ -735,5 +736,7 @@ TEST_F(EventHubTest, HubDestroyedDuringJournalReplayDropsTheRead) {
   EXPECT_TRUE(s->lines().empty());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

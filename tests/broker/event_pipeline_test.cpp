@@ -24,6 +24,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace stdfs = std::filesystem;
 using namespace std::chrono_literals;
@@ -306,5 +307,7 @@ TEST_F(EventPipelineTest, RestartNumbersAboveEverythingJournaledBefore) {
   EXPECT_EQ(*seq->next(), ceiling + 1);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

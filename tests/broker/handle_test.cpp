@@ -12,6 +12,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 HandleTaken taken_from(std::set<std::string, std::less<>> taken) {
   return [taken = std::move(taken)](std::string_view h) { return taken.contains(h); };
@@ -125,5 +126,7 @@ TEST(NotificationText, KeepsNewlinesAndTabsAndDropsOtherControls) {
   EXPECT_EQ(sanitize_notification_text("\u00e9\u00e9\u00e9", 2), "\u00e9\u00e9");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -14,6 +14,7 @@
 
 namespace signaltty::broker::agents {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Codec;
 
@@ -450,5 +451,7 @@ TEST(HookClassifierFixtures, CapturedSessionIdsAreRecorded) {
             "01a22ae9-78b7-7fe2-ad3c-c5c251e39741");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker::agents

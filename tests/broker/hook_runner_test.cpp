@@ -31,6 +31,7 @@
 
 namespace signaltty::broker::plugins {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 using signaltty::broker::testing::TempDir;
@@ -373,5 +374,7 @@ TEST(HookLaunch, TheLauncherRefusesAHookRequestWithoutItsPipes) {
   EXPECT_THAT(start_hook(config, {"p", 0, 1, "a.b"}, {}).error().message, HasSubstr("four pipes"));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker::plugins

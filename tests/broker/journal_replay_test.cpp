@@ -23,6 +23,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace stdfs = std::filesystem;
 using protocol::Json;
@@ -235,5 +236,7 @@ TEST(JournalReplay, ARemovedPaneIsGoneWithItsTransitionNumbers) {
   EXPECT_EQ(model_of(restored), model_of(live.store));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

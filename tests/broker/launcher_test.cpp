@@ -26,6 +26,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using Outcomes = std::map<std::string, Result<pid_t>>;
 
@@ -146,5 +147,7 @@ TEST(Launcher, ConcurrentLaunchesEachStartTheirOwnPtyhost) {
   ::rmdir(dir.c_str());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -13,6 +13,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using Dir = SplitDir;
 
@@ -258,5 +259,7 @@ TEST(MapLeaves, RewritesEveryLeafAndStopsAtTheFirstError) {
   EXPECT_EQ(failed.error().code, ErrorCode::NoSuchPane);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

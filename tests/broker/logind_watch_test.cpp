@@ -14,6 +14,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace stdfs = std::filesystem;
 using namespace std::chrono_literals;
@@ -94,5 +95,7 @@ TEST(LogindWatch, EnvironmentSwitchAndBusAddress) {
   ::unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -22,6 +22,7 @@
 
 namespace signaltty::broker::agents {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::AgentKind;
 using protocol::RuleSource;
@@ -561,5 +562,7 @@ TEST(ManifestRules, ASetOutlivesItsSuccessor) {
   EXPECT_EQ(ids_of(new_set->rules_for(AgentKind::Claude, "")), std::vector<std::string>{"new"});
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker::agents

@@ -14,6 +14,7 @@
 
 namespace signaltty::broker::plugins {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using ::testing::HasSubstr;
 using Argv = std::vector<std::string>;
@@ -383,5 +384,7 @@ TEST(PluginEventMatch, HookMatchesWhenAnyGlobDoes) {
   EXPECT_FALSE(hook_matches(PluginHook{}, "agent.done"));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker::plugins

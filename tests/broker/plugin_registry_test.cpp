@@ -26,6 +26,7 @@
 
 namespace signaltty::broker::plugins {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 using signaltty::broker::testing::TempDir;
@@ -488,5 +489,7 @@ TEST(PluginDescribe, CarriesDescriptionsAndStatistics) {
   EXPECT_EQ(plugin["commands"][0]["description"], "goes");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker::plugins

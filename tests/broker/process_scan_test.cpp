@@ -26,6 +26,7 @@
 
 namespace signaltty::broker::agents {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace stdfs = std::filesystem;
 using signaltty::broker::testing::TempDir;
@@ -511,5 +512,7 @@ TEST(ProcessScan, ZombieChildIsNotFollowed) {
   EXPECT_EQ(read_process(72, proc.root())->program, "claude");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker::agents

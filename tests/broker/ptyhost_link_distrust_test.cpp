@@ -24,6 +24,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::FrameType;
 using protocol::Json;
@@ -203,5 +204,7 @@ TEST_F(FakePtyhost, UnknownFrameTypeDropsTheLink) {
   run_until([this] { return closed_; });
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -13,6 +13,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using namespace std::string_literals;
 
@@ -104,5 +105,7 @@ TEST(PaneLinkHello, GarbageIsRefusedNotTrusted) {
   EXPECT_FALSE(decode_hello({protocol::FrameType::Control, bad_id.dump()}, "").ok());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

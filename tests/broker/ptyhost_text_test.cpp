@@ -10,6 +10,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace wire = protocol::ptyhost;
 
@@ -91,5 +92,7 @@ TEST(PtyhostText, WellFormedRecoveredPaneRecordIsKept) {
   EXPECT_EQ(checked_recovered_pane(pane, "from hello").title, "from hello");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -20,6 +20,7 @@
 
 namespace signaltty::broker::agents {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::AgentKind;
 using protocol::RuleSource;
@@ -669,5 +670,7 @@ TEST(ScreenRuleFixtures, OtherKindsHaveConservativeRules) {
     EXPECT_EQ(name_of(bundled_verdict(kind, quiet).state), "idle");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker::agents

@@ -16,6 +16,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace stdfs = std::filesystem;
 constexpr std::uint64_t kBlock = limits::kSeqReservationBlock;
@@ -131,5 +132,7 @@ TEST(SequenceReservation, FailedReservationWriteIssuesNothing) {
   EXPECT_EQ(seq->head(), kBlock);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -20,6 +20,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace stdfs = std::filesystem;
 using namespace std::chrono_literals;
@@ -128,5 +129,7 @@ TEST_F(SnapshotRotationTest, SchedulerDatesCopiesByItsInjectedClock) {
                                                 "snapshot-20260101T001500.json"}));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

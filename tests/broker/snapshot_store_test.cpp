@@ -16,6 +16,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace stdfs = std::filesystem;
 using namespace std::chrono_literals;
@@ -310,5 +311,7 @@ TEST_F(SnapshotSchedulerTest, ChangeWithoutAMarkIsSavedWhenAnyoneAsksIfChanged) 
   EXPECT_EQ(saved_name(), "seen");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -9,6 +9,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 
@@ -41,5 +42,7 @@ TEST(StateImage, AnEntityTheStoreNoLongerHoldsIsListedAsRemoved) {
   EXPECT_EQ(encode_state_image(StateImage{}), "");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -13,6 +13,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::AgentKind;
 using protocol::Attention;
@@ -191,5 +192,7 @@ TEST(PaneAncestry, TheNearestPaneAncestorWinsAndTheWalkIsBounded) {
   EXPECT_TRUE(agents::parent_pid(::getpid()).has_value());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -7,6 +7,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(LaunchGate, ACloseWithNoLaunchInFlightGoesOnAtOnce) {
   LaunchGate gate;
@@ -69,5 +70,7 @@ TEST(LaunchGate, AReleasedTicketGivesItsCountBackWithoutRunningACloseFromADestru
   EXPECT_EQ(gate.launches_in_flight(), 0u);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

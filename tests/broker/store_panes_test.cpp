@@ -12,6 +12,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Attention;
 using protocol::Lifecycle;
@@ -380,5 +381,7 @@ TEST(StorePane, ProcessRefreshIgnoresAnUncleanCwd) {
             ErrorCode::NoSuchPane);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -18,6 +18,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace ev = protocol::ev;
 using protocol::Pane;
@@ -749,5 +750,7 @@ TEST_F(StoreTest, SnapshotOfAnUnknownVersionIsRefused) {
   EXPECT_NE(store.error().message.find("version"), std::string::npos);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -8,6 +8,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 std::optional<std::string> value_of(const std::vector<std::string>& env, const std::string& key) {
   for (const std::string& e : env)
@@ -79,5 +80,7 @@ TEST(PaneEnv, AllowlistMatchesTheSpec) {
     EXPECT_FALSE(env_key_allowed(key)) << key;
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -13,6 +13,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // A session that closes after `cap_lines` lines, and runs `on_close` right
 // inside the send that closed it: the worst a close handler could do.
@@ -125,5 +126,7 @@ TEST_F(ViewersTest, HeldViewerPastTheHeldCapIsDisconnected) {
   EXPECT_TRUE(s->lines().empty());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -10,6 +10,7 @@
 
 namespace signaltty::broker {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Attention;
 using protocol::Lifecycle;
@@ -240,5 +241,7 @@ TEST(WaitBaseline, RemovingThePaneForgetsItsNumbers) {
   EXPECT_EQ(f.store.to_snapshot().transitions.size(), 0u);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::broker

@@ -13,6 +13,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 
@@ -214,5 +215,7 @@ TEST(Cli, EventsWithoutOptionsSubscribesToEverythingLive) {
   EXPECT_EQ(protocol::encode(cli.events_params()), Json::object());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

@@ -30,6 +30,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 using Clock = std::chrono::steady_clock;
@@ -439,5 +440,7 @@ TEST_F(AttachOnAPty, TheTerminalIsRawWhileAttachedAndRestoredAfter) {
   EXPECT_LT(shown.find("\x1b[?1049l"), shown.find("[detached from")) << "reset, then the note";
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

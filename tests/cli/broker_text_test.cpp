@@ -18,6 +18,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 using testing::FakeBroker;
@@ -163,5 +164,7 @@ TEST(BrokerText, EventLinesStayTheReceivedJsonWithControlsEscaped) {
   EXPECT_EQ(Json::parse(r.out), Json::parse(event_line)) << r.out;
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

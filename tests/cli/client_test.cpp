@@ -12,6 +12,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 using testing::FakeBroker;
@@ -217,5 +218,7 @@ TEST(Client, SocketFileWithoutListenerIsBrokerNotRunning) {
   EXPECT_EQ(client.error().code, ErrorCode::NoSuchServer);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

@@ -8,6 +8,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 
@@ -108,5 +109,7 @@ TEST(CommandSpecs, DocsNameTheAllowedValues) {
   EXPECT_NE(signal->doc.find("signal sent to each pane"), std::string::npos);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

@@ -6,6 +6,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 constexpr char kPrefix = '\x1c';  // Ctrl-backslash
 
@@ -101,5 +102,7 @@ TEST(DetachKeyFilter, WithoutAPrefixNothingDetaches) {
   EXPECT_FALSE(step.detach);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

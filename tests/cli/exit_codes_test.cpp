@@ -8,6 +8,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(ExitCodes, StatusesAreDistinct) {
   std::set<int> codes{kExitOk, kExitError, kExitUsage, kExitBrokerNotRunning,
@@ -58,5 +59,7 @@ TEST(ExitCodes, FooterListsEveryStatus) {
   EXPECT_NE(footer.find("signaltty-broker"), std::string::npos);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

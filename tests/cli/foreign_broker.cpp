@@ -14,6 +14,7 @@
 #include "common/protocol/envelope.hpp"
 
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using signaltty::protocol::Json;
 
@@ -37,6 +38,8 @@ void answer(int fd, const std::string& request) {
   (void)!::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 int main() {

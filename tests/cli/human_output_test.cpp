@@ -11,6 +11,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 
@@ -177,5 +178,7 @@ TEST(JsonOutput, PrettyIsIndentedButTheSameDocument) {
   EXPECT_EQ(Json::parse(out.str()), result);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

@@ -24,6 +24,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using Json = nlohmann::ordered_json;
 
@@ -51,10 +52,10 @@ struct Ran {
   std::string out, err;
 };
 
-class IntegrationCommand : public ::testing::Test {
+class IntegrationCommandCli : public ::testing::Test {
  protected:
-  IntegrationCommand() { std::filesystem::create_directories(home); }
-  ~IntegrationCommand() override { std::filesystem::remove_all(dir); }
+  IntegrationCommandCli() { std::filesystem::create_directories(home); }
+  ~IntegrationCommandCli() override { std::filesystem::remove_all(dir); }
 
   // build/bin/signaltty <args> with only `env` (HOME=home unless given).
   Ran run(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
@@ -93,7 +94,7 @@ class IntegrationCommand : public ::testing::Test {
   std::string home = dir + "/home";
 };
 
-TEST_F(IntegrationCommand, InstallWritesHooksThatRunTheRelayBesideTheCli) {
+TEST_F(IntegrationCommandCli, InstallWritesHooksThatRunTheRelayBesideTheCli) {
   const std::string file = home + "/.claude/settings.json";
   spit(file, slurp(std::string(SIGNALTTY_FIXTURES_DIR) + "/integrations/claude-settings.json"));
   Ran r = run({"integration", "install", "claude"});
@@ -105,7 +106,7 @@ TEST_F(IntegrationCommand, InstallWritesHooksThatRunTheRelayBesideTheCli) {
   EXPECT_EQ(doc["model"], "sonnet");
 }
 
-TEST_F(IntegrationCommand, InstallStatusUninstallRoundTripKeepsTheUsersFile) {
+TEST_F(IntegrationCommandCli, InstallStatusUninstallRoundTripKeepsTheUsersFile) {
   const std::string file = home + "/.codex/hooks.json";
   const std::string original = slurp(std::string(SIGNALTTY_FIXTURES_DIR) + "/integrations/codex-hooks.json");
   spit(file, original);
@@ -128,7 +129,7 @@ TEST_F(IntegrationCommand, InstallStatusUninstallRoundTripKeepsTheUsersFile) {
   EXPECT_FALSE(std::filesystem::exists(home + "/.codex/config.toml"));
 }
 
-TEST_F(IntegrationCommand, ASecondInstallSaysUnchangedInJson) {
+TEST_F(IntegrationCommandCli, ASecondInstallSaysUnchangedInJson) {
   ASSERT_EQ(run({"integration", "install", "cursor"}).status, kExitOk);
   struct stat first {}, second {};
   ASSERT_EQ(::stat((home + "/.cursor/hooks.json").c_str(), &first), 0);
@@ -143,7 +144,7 @@ TEST_F(IntegrationCommand, ASecondInstallSaysUnchangedInJson) {
   EXPECT_EQ(first.st_mtim.tv_nsec, second.st_mtim.tv_nsec);
 }
 
-TEST_F(IntegrationCommand, CodexInstallAsksToTrustTheHooks) {
+TEST_F(IntegrationCommandCli, CodexInstallAsksToTrustTheHooks) {
   Ran r = run({"integration", "install", "codex"});
   ASSERT_EQ(r.status, kExitOk) << r.err;
   EXPECT_NE(r.err.find("notice: "), std::string::npos);
@@ -152,7 +153,7 @@ TEST_F(IntegrationCommand, CodexInstallAsksToTrustTheHooks) {
   EXPECT_FALSE(Json::parse(json.out).contains("notice"));
 }
 
-TEST_F(IntegrationCommand, AMalformedFileIsAnErrorAndStaysAsItWas) {
+TEST_F(IntegrationCommandCli, AMalformedFileIsAnErrorAndStaysAsItWas) {
   const std::string file = home + "/.claude/settings.json";
   spit(file, "{\"hooks\": [}");
   Ran r = run({"integration", "install", "claude"});
@@ -162,14 +163,14 @@ TEST_F(IntegrationCommand, AMalformedFileIsAnErrorAndStaysAsItWas) {
   EXPECT_EQ(slurp(file), "{\"hooks\": [}");
 }
 
-TEST_F(IntegrationCommand, AnUnknownProviderIsAUsageError) {
+TEST_F(IntegrationCommandCli, AnUnknownProviderIsAUsageError) {
   Ran r = run({"integration", "install", "grok"});
   EXPECT_EQ(r.status, kExitUsage);
   EXPECT_EQ(run({"integration", "install"}).status, kExitUsage);
   EXPECT_EQ(run({"integration"}).status, kExitUsage);
 }
 
-TEST_F(IntegrationCommand, ProviderOverridesMoveTheFileAndHomeIgnoresThem) {
+TEST_F(IntegrationCommandCli, ProviderOverridesMoveTheFileAndHomeIgnoresThem) {
   const std::string claude_dir = dir + "/claude-config";
   Ran moved = run({"integration", "install", "claude"}, {{"CLAUDE_CONFIG_DIR", claude_dir}});
   ASSERT_EQ(moved.status, kExitOk) << moved.err;
@@ -182,7 +183,7 @@ TEST_F(IntegrationCommand, ProviderOverridesMoveTheFileAndHomeIgnoresThem) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/elsewhere"));
 }
 
-TEST_F(IntegrationCommand, OpencodeFollowsXdgConfigHomeEvenWithHome) {
+TEST_F(IntegrationCommandCli, OpencodeFollowsXdgConfigHomeEvenWithHome) {
   Ran r = run({"integration", "install", "opencode", "--home", "iso"},
               {{"XDG_CONFIG_HOME", dir + "/xdg"}, {"OPENCODE_CONFIG_DIR", dir + "/ignored"}});
   ASSERT_EQ(r.status, kExitOk) << r.err;
@@ -192,7 +193,7 @@ TEST_F(IntegrationCommand, OpencodeFollowsXdgConfigHomeEvenWithHome) {
   EXPECT_EQ(st.out, "opencode: installed\n  file: " + dir + "/xdg/opencode/plugins/signaltty.js\n");
 }
 
-TEST_F(IntegrationCommand, StatusNamesMissingEventsAndStaleHooks) {
+TEST_F(IntegrationCommandCli, StatusNamesMissingEventsAndStaleHooks) {
   const std::string file = home + "/.claude/settings.json";
   spit(file, R"({"hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command",
       "command": "signaltty hook-event --agent claude --event Stop --payload-stdin"}]}]}})");
@@ -206,5 +207,7 @@ TEST_F(IntegrationCommand, StatusNamesMissingEventsAndStaleHooks) {
   ASSERT_EQ(run({"integration", "install", "claude"}).status, kExitOk);
   EXPECT_EQ(run({"integration", "status", "claude"}).out, "claude: installed\n  file: " + file + "\n");
 }
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

@@ -14,6 +14,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 using testing::Outcome;
@@ -144,5 +145,7 @@ TEST(AttachCommand, DetachKeyFallsBackFromFlagToEnvironmentToDefault) {
   EXPECT_EQ(*resolve_detach_key("", env_of({})), DetachKey{kDefaultDetachKey});
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

@@ -8,6 +8,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(OutputOffsets, ChunkEndingAtOrBeforeTheSnapshotIsSkipped) {
   EXPECT_EQ(place_chunk(100, 100, "0123456789").action, ChunkAction::Skip);
@@ -75,5 +76,7 @@ TEST(OutputCursor, AFreshSnapshotMovesTheCursorEitherWay) {
   EXPECT_EQ(cursor.accept(25, "vwxyz").bytes, "vwxyz");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

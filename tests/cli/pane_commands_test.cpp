@@ -18,6 +18,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 using testing::Outcome;
@@ -221,5 +222,7 @@ TEST(PaneWaitOutput, IsTheSeedsNameForWaitForOutput) {
   EXPECT_EQ(cli.chosen_command()->params(), Json({{"pane_id", "p1"}, {"match", "ready"}}));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

@@ -15,6 +15,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 using testing::FakeBroker;
@@ -167,5 +168,7 @@ TEST(Run, EventsWithRefusedReplayReportsRecoveryAndExitsFour) {
   EXPECT_NE(r.err.find("snapshot_then_resubscribe"), std::string::npos);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

@@ -10,6 +10,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using testing::env_of;
 
@@ -37,5 +38,7 @@ TEST(SocketPath, EmptyVariablesCountAsUnset) {
   EXPECT_EQ(resolve_socket_path("", env, 5), "/tmp/signaltty-5/signaltty.sock");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

@@ -30,6 +30,7 @@ extern char** environ;
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using testing::FakeBroker;
 using testing::FakeConnection;
@@ -238,5 +239,7 @@ TEST(SocketTrust, StatusFromABrokerOfAnotherUserIsNeverPrinted) {
   EXPECT_EQ(fake.next_report(), "0");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

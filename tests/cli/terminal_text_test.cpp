@@ -9,6 +9,7 @@
 
 namespace signaltty::cli {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(Printable, EscapeSequencesPrintAsTheirBytes) {
   EXPECT_EQ(printable("\x1b]0;owned\x07title"), "\\x1b]0;owned\\x07title");
@@ -67,5 +68,7 @@ TEST(JsonForTerminal, WhitespaceControlsBetweenTokensBecomeSpaces) {
   EXPECT_EQ(nlohmann::json::parse(shown), nlohmann::json::parse(received));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::cli

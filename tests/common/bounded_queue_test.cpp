@@ -10,6 +10,7 @@
 
 namespace signaltty {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(BoundedQueue, AcceptsUpToTheCapInclusive) {
   BoundedQueue<std::string> q(6, OverflowPolicy::kRefuseItem);
@@ -64,5 +65,7 @@ TEST(BoundedQueue, ItemsCountBytesBySize) {
   EXPECT_TRUE(q.push({3}));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty

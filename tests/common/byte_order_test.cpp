@@ -7,6 +7,7 @@
 
 namespace signaltty {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(ByteOrder, AppendsLeastSignificantByteFirst) {
   std::string out = "x";
@@ -24,5 +25,7 @@ TEST(ByteOrder, ReadsBackWhatItAppendedIgnoringTrailingBytes) {
   EXPECT_EQ(read_le<std::uint32_t>(std::string("\xff\xff\xff\xff", 4)), 0xffffffffu);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty

@@ -6,6 +6,7 @@
 
 namespace signaltty {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(CheckInvariant, HoldingResultIsSilentAndTrue) {
   testing::internal::CaptureStderr();
@@ -36,5 +37,7 @@ TEST(CheckInvariantDeathTest, AbortOnBreakStopsTheProcess) {
                "must hold");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty

@@ -9,6 +9,7 @@
 
 namespace signaltty::protocol {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(Codec, MissingAndNullOptionalsMeanAbsent) {
   auto a = decode<WorkspaceCreateParams>(Json::object());
@@ -114,5 +115,7 @@ TEST(Layout, RefusesTreesDeeperThanTheBound) {
   EXPECT_FALSE(decode<Layout>(j).ok());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::protocol

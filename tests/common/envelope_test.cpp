@@ -10,6 +10,7 @@
 
 namespace signaltty::protocol {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 Json generic(std::string_view pane_id, std::uint64_t seq, std::uint64_t offset,
              std::string_view bytes) {
@@ -35,5 +36,7 @@ TEST(PtyDataLine, PaneIdNeedingEscapesTakesTheGenericPath) {
   EXPECT_EQ(Json::parse(line), generic(odd, 1, 3, "xyz"));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::protocol

@@ -5,6 +5,7 @@
 
 namespace signaltty::protocol {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(FrameReader, ReassemblesFramesSplitAcrossReads) {
   std::string wire = encode_frame(FrameType::Control, "{\"op\":\"hello\"}") +
@@ -75,5 +76,7 @@ TEST(InputFrame, PayloadShorterThanRidAndBudgetIsDetected) {
   EXPECT_TRUE(split_input(std::string(12, '\0')).has_value());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::protocol

@@ -6,6 +6,7 @@
 
 namespace signaltty {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(PaneId, AFreshPaneIdIsOne) { EXPECT_TRUE(is_pane_id(new_id("pane"))); }
 
@@ -27,5 +28,7 @@ TEST(PaneId, PrefixedIdsOfOtherKinds) {
   EXPECT_FALSE(is_id_with_prefix(new_id("ws"), ""));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty

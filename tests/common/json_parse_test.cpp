@@ -11,6 +11,7 @@
 
 namespace signaltty::protocol {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 std::string nested(std::size_t depth) {
   return std::string(depth, '[') + std::string(depth, ']');
@@ -62,5 +63,7 @@ TEST(ServerLine, WrongTypedMembersDecodeWithoutThrowing) {
   EXPECT_FALSE(decode_server_line(std::string(100000, '[')).ok());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::protocol

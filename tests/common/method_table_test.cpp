@@ -17,6 +17,7 @@
 
 namespace signaltty::protocol {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // The protocol's methods, in its order.
 const std::vector<std::string> kSeedMethods = {
@@ -271,5 +272,7 @@ TEST(MethodParams, WaitBaselineRoundTripsThroughWaitAfter) {
   EXPECT_TRUE(encode(b)["agent_session_id"].is_null());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::protocol

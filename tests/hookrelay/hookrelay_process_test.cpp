@@ -27,6 +27,7 @@
 
 namespace signaltty::hookrelay {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using cli::testing::FakeBroker;
 using cli::testing::FakeConnection;
@@ -356,5 +357,7 @@ TEST(HookRelayProcess, APayloadThatIsNotJsonIsRefusedUnsent) {
   EXPECT_TRUE(fake.lines.empty());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::hookrelay

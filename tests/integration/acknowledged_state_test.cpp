@@ -13,6 +13,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // What the model says of a pane that a restore must bring back.
 Json pane_facts(Client& client, const std::string& id) {
@@ -179,5 +180,7 @@ TEST_F(AcknowledgedState, ARecordThatDoesNotFitIsLoggedWithItsSeqAndSkipped) {
       << broker().stderr_text();
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

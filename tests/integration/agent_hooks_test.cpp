@@ -14,6 +14,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 const std::string kFixtures = SIGNALTTY_AGENT_FIXTURES;
 
@@ -406,5 +407,7 @@ TEST_F(AgentHooks, ReportSessionRecordsTheSessionAndReplacingItInvalidatesABasel
               "BAD_PARAMS");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

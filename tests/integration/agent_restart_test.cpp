@@ -10,6 +10,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using AgentRestart = PaneTest;
 
@@ -87,5 +88,7 @@ TEST_F(AgentRestart, EveryPanesStateAndDecisionIsCorrectAsSoonAsTheSocketAnswers
   EXPECT_EQ(get_pane(after, panes[5])["lifecycle"], "working");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -16,6 +16,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using AttachResize = PaneTest;
 
@@ -126,5 +127,7 @@ TEST_F(AttachResize, AFailedSnapshotKeepsTheNewSizeAndItsEvent) {
   EXPECT_EQ((*ev)["payload"]["pane"]["pty_size"], pane["pty_size"]);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

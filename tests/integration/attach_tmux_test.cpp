@@ -17,6 +17,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // How often the screen is captured while waiting for text on it.
 constexpr std::chrono::milliseconds kCaptureInterval{50};
@@ -256,5 +257,7 @@ TEST_F(AttachCommandsWithoutATerminal, NewSendReadListInputThenAttachToTheExited
   EXPECT_NE(attached.out.find("[pane exited: code 3]"), std::string::npos) << attached.out;
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -9,6 +9,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using AttentionMethods = PaneTest;
 
@@ -112,5 +113,7 @@ TEST_F(AttentionMethods, WaiterThatHangsUpMidWaitIsForgottenAndTheBrokerGoesOn) 
   EXPECT_TRUE(broker().running());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

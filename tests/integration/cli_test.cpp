@@ -14,6 +14,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // The CLI's documented exit statuses (signaltty --help).
 constexpr int kExitError = 1;
@@ -203,5 +204,7 @@ TEST_F(CliAgainstBroker, EventsFromAheadOfTheHeadReportsRecoveryAndFails) {
   EXPECT_NE(run.err.find("snapshot_then_resubscribe"), std::string::npos) << run.err;
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

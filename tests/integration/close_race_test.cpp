@@ -17,6 +17,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using CloseRace = PaneTest;
 
@@ -117,5 +118,7 @@ TEST_F(CloseRaceTest, TabCloseRacingSplitsLeavesNoProcessWithoutAPaneRecord) {
   expect_nothing_left();
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

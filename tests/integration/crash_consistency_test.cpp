@@ -24,6 +24,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 constexpr std::array<std::uint32_t, 20> kDefaultSeeds{
     11, 23, 37, 41, 53, 67, 79, 83, 97, 101, 113, 127, 131, 149, 157, 163, 179, 191, 211, 229};
@@ -252,5 +253,7 @@ TEST_F(BrokerCrashConsistency, SigkillAtRandomMomentsLosesNoAnsweredEventAndReus
   RecordProperty("torn_journal_lines", static_cast<int>(torn_lines_));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

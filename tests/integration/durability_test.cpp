@@ -15,6 +15,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // The broker's exit statuses (interface contract).
 constexpr int kExitRefused = 1;
@@ -354,5 +355,7 @@ TEST_F(BrokerDurability, JournalWriteFailureExitsSeventyWithoutAnsweringOk) {
   EXPECT_EQ(status->code, kExitJournalFailed) << status->describe();
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -10,6 +10,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 constexpr std::size_t kMiB = 1u << 20;
 // A line past the 16 MiB cap, sent without its newline.
@@ -150,5 +151,7 @@ TEST_F(BrokerFraming, ClientThatStopsReadingIsDroppedWhileOthersStayResponsive) 
   EXPECT_TRUE(is_ok(other.request("server.status")));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

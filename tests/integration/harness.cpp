@@ -33,6 +33,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // Bytes read from a socket per recv().
 constexpr std::size_t kReadChunkBytes = 256u << 10;
@@ -121,6 +122,8 @@ void kill_leftover_ptyhosts(const std::string& root) {
   for (const pid_t host : hosts) ::kill(host, SIGKILL);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 Deadline deadline_after(Clock::duration d) { return Clock::now() + d; }
@@ -182,6 +185,7 @@ std::string ExitStatus::describe() const {
 }
 
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 struct ExecPlan {
   std::vector<std::string> argv_storage;
@@ -256,6 +260,8 @@ bool redirect(int target, const char* path, int flags) {
   ::_exit(127);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 ChildProcess::ChildProcess(const SpawnSpec& spec) {
@@ -329,6 +335,7 @@ RunResult run_program(const TempDirs& dirs, std::vector<std::string> argv,
 // ---- BrokerProcess -------------------------------------------------------------
 
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 std::string socket_from_args(const std::vector<std::string>& args, const TempDirs& dirs) {
   for (std::size_t i = 0; i + 1 < args.size(); ++i)
@@ -347,6 +354,8 @@ bool answers_status(const std::string& socket_path, Deadline deadline) {
   }
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 BrokerProcess::BrokerProcess(const TempDirs& dirs, BrokerOptions options)
@@ -617,6 +626,7 @@ JournalScan read_journal(const std::string& state_dir) {
 }
 
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 std::uint64_t proc_status_kib(pid_t pid, std::string_view key) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
@@ -626,6 +636,8 @@ std::uint64_t proc_status_kib(pid_t pid, std::string_view key) {
   }
   throw HarnessError("no " + std::string(key) + " in /proc/" + std::to_string(pid) + "/status");
 }
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 std::uint64_t vm_rss_kib(pid_t pid) { return proc_status_kib(pid, "VmRSS"); }

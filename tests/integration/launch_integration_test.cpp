@@ -13,6 +13,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 class LaunchIntegration : public PaneTest {
  protected:
@@ -146,5 +147,7 @@ TEST_F(LaunchIntegration, RemoteAndUtilityCodexLaunchesAreNeverProbed) {
   EXPECT_FALSE(path_exists(probes()));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -6,6 +6,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using BrokerLifecycle = BrokerTest;
 
@@ -45,5 +46,7 @@ TEST_F(BrokerLifecycle, StopsServingWhenItExits) {
   EXPECT_FALSE(Client::try_connect(broker().socket_path()).has_value());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -25,6 +25,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using broker::DbusConnection;
 namespace dbus = broker::dbus;
@@ -345,5 +346,7 @@ TEST_F(LogindShutdownTest, DisabledByEnvironmentNeverConnectsToTheBus) {
   EXPECT_FALSE(accepted.valid()) << "the broker connected to the bus";
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -11,6 +11,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using PaneActivity = PaneTest;
 
@@ -73,5 +74,7 @@ TEST_F(PaneActivity, LabelIsMeasuredInCharactersNotBytes) {
   EXPECT_EQ(error["code"], "BAD_PARAMS");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -8,6 +8,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using PaneInput = PaneTest;
 
@@ -60,5 +61,7 @@ TEST_F(PaneInput, RefusalsOfAFullInputQueueCarryWrittenBytes) {
   EXPECT_GT(refused, 0);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -6,6 +6,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using PaneIo = PaneTest;
 
@@ -229,5 +230,7 @@ TEST_F(PaneIo, OscTitleBecomesThePaneTitle) {
   EXPECT_TRUE(wait_until([&] { return get_pane(client, pane["id"])["title"] == "my build"; }));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -7,6 +7,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using PaneLayout = PaneTest;
 
@@ -129,5 +130,7 @@ TEST_F(PaneLayout, TabAndWorkspaceCloseWaitForEveryPane) {
   EXPECT_EQ(client.call("server.status")["panes"], 0);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -10,6 +10,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 class PaneResume : public PaneTest {
  protected:
@@ -84,5 +85,7 @@ TEST_F(PaneResume, APaneWithoutAResumeCommandOrStillRunningIsNotResumed) {
   EXPECT_EQ(client.call_error("pane.resume", {{"pane_id", "pane_nope"}})["code"], "NO_SUCH_PANE");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

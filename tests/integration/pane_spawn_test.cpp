@@ -14,6 +14,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using namespace std::string_literals;
 using PaneSpawn = PaneTest;
@@ -168,5 +169,7 @@ TEST_F(PaneSpawn, SplitDefaultsToTheRightWithTheShellInTheSourceCwd) {
   EXPECT_EQ(client.call_error("pane.split", {{"pane_id", kUnknownPaneId}})["code"], "NO_SUCH_PANE");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

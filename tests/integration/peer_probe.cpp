@@ -17,6 +17,7 @@
 #include <string>
 
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // How long the probe waits for the broker's line, and then for its close.
 constexpr int kWaitMs = 5000;
@@ -36,6 +37,8 @@ ReadOutcome read_some(int fd, std::string& buf) {
   return ReadOutcome::Data;
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 int main(int argc, char** argv) {

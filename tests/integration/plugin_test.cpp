@@ -23,6 +23,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -186,5 +187,7 @@ TEST_F(PluginTest, AHookOutlivesAKilledBrokerOnlyUntilItsDeadline) {
       << "its supervisor still kills it at the deadline";
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -26,6 +26,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using ProcessHygiene = PaneTest;
 
@@ -185,5 +186,7 @@ TEST_F(ProcessHygiene, BrokerDescriptorsAreCloseOnExecAndNoneReachesAPane) {
     EXPECT_EQ(target.find(dirs_.state_dir()), std::string::npos) << "ptyhost fd " << fd;
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -12,6 +12,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using PtyhostDistrust = PaneTest;
 
@@ -117,5 +118,7 @@ TEST_F(PtyhostDistrust, ReadOfManyColourfulLinesWorksAndThePaneStaysLinked) {
   wait_output(client, id, "still-linked");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

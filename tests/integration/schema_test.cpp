@@ -11,6 +11,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using BrokerSchema = BrokerTest;
 
@@ -132,5 +133,7 @@ TEST_F(BrokerSchema, EveryListedMethodIsDispatched) {
   RecordProperty("planned_methods", static_cast<int>(planned));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

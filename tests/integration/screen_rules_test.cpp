@@ -21,6 +21,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace stdfs = std::filesystem;
 
@@ -372,5 +373,7 @@ TEST_F(ScreenRules, ATitleRuleMovesThePaneWithTheOscSource) {
   EXPECT_EQ(e["source"], "user");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -8,6 +8,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using Skill = PaneTest;
 
@@ -73,5 +74,7 @@ TEST_F(Skill, EveryCommandLineOfTheSkillRunsAgainstTheRealCli) {
   EXPECT_EQ(client.call("workspace.get", {{"workspace_id", ws}})["panes"].size(), 2u);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -17,6 +17,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using namespace std::chrono_literals;
 
@@ -181,5 +182,7 @@ TEST_F(SlowClients, StuckSubscriberIsDroppedWhileOthersAreAnswered) {
   expect_broker_healthy({pane_id});
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

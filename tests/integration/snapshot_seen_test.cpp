@@ -7,6 +7,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using SnapshotSeen = PaneTest;
 
@@ -38,5 +39,7 @@ TEST_F(SnapshotSeen, AttachMarkingSeenIsSavedWithoutAnotherChange) {
   })) << "snapshot: " << saved_pane(dirs_, id).dump();
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

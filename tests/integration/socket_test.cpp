@@ -15,6 +15,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // The uid/gid the tests borrow as "another user" (nobody on Debian).
 constexpr uid_t kOtherUid = 65534;
@@ -141,5 +142,7 @@ TEST_F(BrokerSocket, RefusesAPeerWithAnotherUidBeforeReadingARequest) {
   EXPECT_TRUE(is_ok(connect().request("server.status")));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

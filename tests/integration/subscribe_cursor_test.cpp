@@ -9,6 +9,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 class SubscribeCursor : public PaneTest {};
 
@@ -44,5 +45,7 @@ TEST_F(SubscribeCursor, ServerStatusSeqAfterAttachedOutputReplaysCompleteThenLiv
   EXPECT_GT((*ev)["seq"].get<std::uint64_t>(), cursor);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -21,6 +21,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using Survival = PaneTest;
 
@@ -549,5 +550,7 @@ TEST_F(Survival, RestartToReadyWithFiftyLivePanes) {
             << " ms)\n";
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -14,6 +14,7 @@
 
 namespace signaltty::itest {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 const std::string kUnknownWorkspaceId = "ws_00000000000000000000000000000000";
 const std::string kUnknownTabId = "tab_00000000000000000000000000000000";
@@ -286,5 +287,7 @@ TEST_F(BrokerWorkspaces, SubscribeWithAGlobReceivesOnlyMatchingEvents) {
   for (const Json& ev : events) EXPECT_EQ(ev.value("event", "").rfind("tab.", 0), 0u) << ev.dump();
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::itest

@@ -8,6 +8,7 @@
 
 namespace signaltty::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // Notes are padded to 4 bytes, x86-64 property entries to 8.
 constexpr std::uint64_t kNoteAlign = 4;
@@ -17,6 +18,8 @@ std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 std::optional<ElfFile> ElfFile::load(const std::string& path, std::string& error) {

@@ -31,6 +31,7 @@
 
 namespace signaltty::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 const std::vector<std::string> kPrograms = {"signaltty", "signaltty-broker", "signaltty-ptyhost",
                                             "signaltty-hookrelay"};
@@ -164,5 +165,7 @@ TEST(ElfHardening, TheProgramsObjectsUseCanariesFortifyAndCet) {
   }
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::testing

@@ -13,6 +13,7 @@
 
 namespace signaltty::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 struct Output {
   std::string text;
@@ -46,5 +47,7 @@ TEST(ProgramVersion, TheVersionIsTheCMakeProjectVersionAndTheOneServerStatusRepo
   EXPECT_EQ(protocol::kVersion, kReleaseVersion);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::testing

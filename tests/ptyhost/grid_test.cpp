@@ -8,6 +8,7 @@
 
 namespace signaltty::ptyhost {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 std::string text_of(const Grid& grid, int r) {
   std::string out;
@@ -143,5 +144,7 @@ TEST(LineRender, SgrCoversEveryAttributeAndColourForm) {
   EXPECT_EQ(sgr, "\x1b[0m\x1b[38;5;200m");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost

@@ -8,6 +8,7 @@
 
 namespace signaltty::ptyhost {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 std::vector<OscEvent> scan(std::string_view bytes) {
   OscScanner scanner;
@@ -111,5 +112,7 @@ TEST(OscScanner, TitleCutAt200AndBodyAt2000CodePoints) {
   EXPECT_EQ(std::get<NotificationEvent>(events[1]).body.size(), 2000u);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost

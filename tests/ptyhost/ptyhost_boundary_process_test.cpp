@@ -25,6 +25,7 @@
 
 namespace signaltty::ptyhost::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // After the broker was dropped, the pane is unharmed: a new broker gets
 // the same child, which still runs.
@@ -261,5 +262,7 @@ TEST(PtyhostHostileOutput, HugeLinesRandomBytesAndDeepOscNeitherCrashNorStall) {
   EXPECT_TRUE(process_alive(pane.host.pid()));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost::testing

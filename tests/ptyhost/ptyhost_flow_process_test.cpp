@@ -12,6 +12,7 @@
 
 namespace signaltty::ptyhost::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // Far more than the high-water mark, the socket's and the PTY's buffers
 // together: a program writing this much cannot finish unless it is read.
@@ -70,5 +71,7 @@ TEST(PtyhostFlow, BrokerThatTakesInNothingIsDroppedAndTheProgramGoesOn) {
   EXPECT_NE(tail.result["text"].get<std::string>().find("flood-done"), std::string::npos);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost::testing

@@ -26,6 +26,7 @@
 
 namespace signaltty::ptyhost::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 int ms_until(Clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -60,6 +61,8 @@ Reply to_reply(const Json& doc) {
   return r;
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 // ---- files and processes ------------------------------------------------

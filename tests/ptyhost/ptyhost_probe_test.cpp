@@ -15,6 +15,7 @@
 
 namespace signaltty::ptyhost::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using Json = nlohmann::json;
 
@@ -125,5 +126,7 @@ TEST(PtyhostProbe, AMalformedProbeIsBadParamsAndNothingRuns) {
   }
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost::testing

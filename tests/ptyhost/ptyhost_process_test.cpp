@@ -17,6 +17,7 @@
 
 namespace signaltty::ptyhost::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(PtyhostHandshake, HelloComesFirstAndDescribesThePane) {
   TempDir dir;
@@ -420,5 +421,7 @@ TEST(PtyhostClose, CloseBeforeSpawnLetsThePtyhostExit) {
   EXPECT_TRUE(WIFEXITED(*status));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost::testing

@@ -13,6 +13,7 @@
 
 namespace signaltty::ptyhost::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 namespace wire = ::signaltty::protocol::ptyhost;
 
@@ -120,5 +121,7 @@ TEST(PtyhostScreenWatch, ABrokerWithoutTheFeatureGetsNoneOfIt) {
   EXPECT_EQ(count_events(pane.broker, "foreground"), 0u);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost::testing

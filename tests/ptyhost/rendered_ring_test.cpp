@@ -12,6 +12,7 @@
 
 namespace signaltty::ptyhost {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 std::string lines(int first, int last) {
   std::string out;
@@ -236,5 +237,7 @@ TEST(RenderedRing, FullHistoryOf120ColumnLinesStaysUnderThreeMebibytes) {
   EXPECT_LT(heap, 4u << 20);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost

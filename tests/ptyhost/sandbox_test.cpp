@@ -18,6 +18,7 @@
 
 namespace signaltty::ptyhost::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 enum class DirFd { Cwd, SocketDir };
 
@@ -66,5 +67,7 @@ TEST(PtyhostSandbox, UnlinkatKillsTheConfinedPtyhostWhateverItsDirFd) {
   }
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost::testing

@@ -9,6 +9,7 @@
 
 namespace signaltty::ptyhost {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 std::unique_ptr<Terminal> round_trip(Terminal& terminal) {
   auto restored = Terminal::deserialize(terminal.serialize());
@@ -121,5 +122,7 @@ TEST(TerminalState, ForeignOrDamagedBlobsAreRejected) {
   }
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost

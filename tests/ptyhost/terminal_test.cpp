@@ -11,6 +11,7 @@
 
 namespace signaltty::ptyhost {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using testing::ScreenOracle;
 
@@ -317,11 +318,14 @@ TEST(Terminal, AnswersToTheProgramGoToTheReplySink) {
   EXPECT_EQ(replies, "\x1b[1;3R");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost
 
 namespace signaltty::ptyhost {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 // libvterm keeps scroll margins across a resize and, with margins past the
 // new bottom edge, indexes its line array out of bounds; a shrink resets
@@ -349,5 +353,7 @@ TEST(Terminal, MarginsThatStillFitSurviveAShrink) {
   EXPECT_EQ(modes.scroll_bottom, 5);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost

@@ -11,6 +11,7 @@
 
 namespace signaltty::ptyhost {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 struct Recorder final : VtSink {
   std::string log;    // every piece, tagged
@@ -164,5 +165,7 @@ TEST(VtGuard, LibvtermRestsInGroundAfterEveryChunk) {
   }
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost

@@ -12,6 +12,7 @@
 
 namespace signaltty::ptyhost {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using testing::ScreenOracle;
 
@@ -125,5 +126,7 @@ TEST(VtSnapshot, OrphanedWideHalvesAreRebuilt) {
   expect_snapshot_replays(terminal, "orphans");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::ptyhost

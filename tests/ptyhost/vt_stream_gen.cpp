@@ -12,6 +12,7 @@
 
 namespace signaltty::ptyhost::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using Rng = std::mt19937;
 
@@ -161,6 +162,8 @@ std::string special_op(Rng& rng, const StreamMix& mix) {
   }
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 std::string random_vt_stream(std::mt19937& rng, std::size_t ops, const StreamMix& mix) {
@@ -189,6 +192,7 @@ std::string random_vt_stream(std::mt19937& rng, std::size_t ops, const StreamMix
 }
 
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 std::string log_line(Rng& rng) {
   static constexpr std::array<std::string_view, 4> kLevels = {
@@ -228,6 +232,8 @@ std::string compiler_line(Rng& rng) {
          ": \x1b[1;31merror:\x1b[0m no matching function for call to \x1b[1m'frobnicate'\x1b[0m\r\n";
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 std::string realistic_log_stream(std::mt19937& rng, std::size_t bytes) {

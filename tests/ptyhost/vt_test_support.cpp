@@ -14,6 +14,7 @@
 
 namespace signaltty::ptyhost::testing {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 constexpr std::size_t kMaxDiffLines = 8;
 
@@ -75,6 +76,8 @@ void note(std::string& report, std::size_t& count, const std::string& line) {
 
 int oracle_settermprop(VTermProp prop, VTermValue* value, void* user);
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 struct ScreenOracle::Impl {
@@ -89,12 +92,15 @@ struct ScreenOracle::Impl {
 };
 
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 int oracle_settermprop(VTermProp prop, VTermValue* value, void* user) {
   auto* impl = static_cast<ScreenOracle::Impl*>(user);
   if (prop == VTERM_PROP_REVERSE) impl->reverse = value->boolean != 0;
   if (prop == VTERM_PROP_CURSORVISIBLE) impl->cursor_visible = value->boolean != 0;
   return 1;
 }
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 
 ScreenOracle::ScreenOracle(int cols, int rows) : impl_(std::make_unique<Impl>()) {

@@ -9,6 +9,7 @@
 
 namespace signaltty::integrations {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using Argv = std::vector<std::string>;
 
@@ -48,5 +49,7 @@ TEST(CodexRuntime, ThePlanProbesTheSameProgramAndAddsTheFlagFirst) {
   EXPECT_FALSE(no_daemon_plan({"bash"}).has_value());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::integrations

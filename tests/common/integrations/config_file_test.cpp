@@ -16,6 +16,7 @@
 
 namespace signaltty::integrations {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using testing::entries;
 using testing::slurp;
@@ -116,5 +117,7 @@ TEST(ConfigFile, ALockPathThatIsASymlinkIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(file));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::integrations

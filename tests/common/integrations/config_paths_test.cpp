@@ -8,6 +8,7 @@
 
 namespace signaltty::integrations {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 EnvLookup env_of(std::map<std::string, std::string> vars) {
   return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
@@ -87,5 +88,7 @@ TEST(ConfigPaths, EmptyOverridesCountAsUnset) {
   EXPECT_EQ(path_of(Provider::Claude, c), "/home/u/.claude/settings.json");
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::integrations

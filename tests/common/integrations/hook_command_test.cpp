@@ -6,6 +6,7 @@
 
 namespace signaltty::integrations {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 TEST(HookCommand, QuotesTheRelayPathAndEndsWithTheManagedSuffix) {
   auto command = managed_command("/opt/st/bin/signaltty-hookrelay", Provider::Claude, "Stop");
@@ -60,5 +61,7 @@ TEST(HookCommand, DoesNotClaimCommandsThatOnlyLookLikeOurs) {
   EXPECT_FALSE(is_managed_command("notify-send done # signaltty hook-event"));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::integrations

@@ -15,6 +15,7 @@
 
 namespace signaltty::integrations {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using testing::entries;
 using testing::fixture;
@@ -346,5 +347,7 @@ TEST_F(OpencodePlugin, AMovedRelayMakesThePluginStaleAndInstallRefreshesIt) {
   EXPECT_NE(slurp(file).find(relay), std::string::npos);
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::integrations

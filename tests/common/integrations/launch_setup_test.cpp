@@ -12,6 +12,7 @@
 
 namespace signaltty::integrations {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using protocol::AgentKind;
 using protocol::IntegrationStatus;
@@ -170,5 +171,7 @@ TEST_F(LaunchSetup, AMissingRelayIsAnErrorNotAFailedLaunch) {
   EXPECT_FALSE(std::filesystem::exists(home / ".claude/settings.json"));
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::integrations

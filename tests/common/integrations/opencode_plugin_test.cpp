@@ -15,6 +15,7 @@
 
 namespace signaltty::integrations {
 namespace {
+namespace SIGNALTTY_UNITY_ID {
 
 using testing::slurp;
 using testing::spit;
@@ -145,5 +146,7 @@ TEST(OpencodePluginText, StartsWithTheHeaderAndNamesTheRelay) {
   EXPECT_FALSE(opencode_plugin_text("relative/relay").ok());
 }
 
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
 }  // namespace signaltty::integrations
