@@ -24,6 +24,69 @@ void keep_name(ConfigDirListing& listing, std::string name, std::size_t max_name
   listing.names.erase(last);
 }
 
+// The first line (1-based) holding more than `max` dots outside strings and
+// comments, if any. TOML strings: "basic" (with \ escapes), 'literal', and
+// their """multi-line""" and '''multi-line''' forms.
+std::optional<std::size_t> line_nesting_too_deep(std::string_view text, std::size_t max) {
+  enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral };
+  In in = In::Code;
+  std::size_t line = 1;
+  std::size_t dots = 0;
+  const auto opens = [&text](std::size_t i, std::string_view mark) {
+    return text.substr(i, mark.size()) == mark;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      dots = 0;
+      if (in != In::MultiBasic && in != In::MultiLiteral) in = In::Code;
+      continue;
+    }
+    switch (in) {
+      case In::Code:
+        if (c == '#') {
+          in = In::Comment;
+        } else if (opens(i, "\"\"\"")) {
+          in = In::MultiBasic;
+          i += 2;
+        } else if (opens(i, "'''")) {
+          in = In::MultiLiteral;
+          i += 2;
+        } else if (c == '"') {
+          in = In::Basic;
+        } else if (c == '\'') {
+          in = In::Literal;
+        } else if (c == '.' && ++dots > max) {
+          return line;
+        }
+        break;
+      case In::Comment: break;
+      case In::Basic:
+        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') ++i;  // an escape
+        else if (c == '"') in = In::Code;
+        break;
+      case In::Literal:
+        if (c == '\'') in = In::Code;
+        break;
+      case In::MultiBasic:
+        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') ++i;
+        else if (opens(i, "\"\"\"")) {
+          in = In::Code;
+          i += 2;
+        }
+        break;
+      case In::MultiLiteral:
+        if (opens(i, "'''")) {
+          in = In::Code;
+          i += 2;
+        }
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<std::optional<ConfigDirListing>> list_config_dir(
@@ -80,6 +143,10 @@ std::string excerpt(std::string_view s) {
 }
 
 Result<toml::table> parse_toml(std::string_view text) {
+  if (const auto line = line_nesting_too_deep(text, kTomlMaxDotsPerLine))
+    return bad_params("line " + std::to_string(*line) + ": more than " +
+                      std::to_string(kTomlMaxDotsPerLine) +
+                      " dots outside strings (keys or table names nested that deep)");
   try {
     return toml::parse(text);
   } catch (const toml::parse_error& e) {

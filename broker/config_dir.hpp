@@ -59,7 +59,14 @@ Result<std::optional<std::string>> read_config_file(int dir_fd, const std::strin
 // a cut: how an error quotes a file's keys, names and patterns.
 std::string excerpt(std::string_view s);
 
-// `text` parsed; a parse error reads "line L, column C: what" (BAD_PARAMS).
+// Ours: '.' outside strings and comments on one line of TOML. toml++
+// recurses once per table a dotted key or a table header opens, and a
+// 1 MiB file of "a.a.a…" overflows the stack; it bounds nested arrays and
+// inline tables itself (256).
+inline constexpr std::size_t kTomlMaxDotsPerLine = 64;
+
+// `text` parsed; a parse error reads "line L, column C: what" (BAD_PARAMS),
+// and a line nesting keys past kTomlMaxDotsPerLine is refused unparsed.
 Result<toml::table> parse_toml(std::string_view text);
 
 }  // namespace signaltty::broker
