@@ -31,8 +31,11 @@ Result<p::ServerStatusResult> handle(p::ServerStatus, Ctx& ctx, p::Empty&&) {
   return r;
 }
 
+// The table is fixed for the life of the process: built once, not per call
+// (a client pipelining server.schema kept the io thread building it).
 Result<p::ServerSchemaResult> handle(p::ServerSchema, Ctx&, p::Empty&&) {
-  return p::build_schema();
+  static const p::ServerSchemaResult schema = p::build_schema();
+  return schema;
 }
 
 namespace {

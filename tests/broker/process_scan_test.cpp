@@ -276,7 +276,8 @@ TEST(ProcessScan, RootThatExitedIsGone) {
   Spawned zombie({"/bin/true"});
   // Not reaped yet: a zombie has exited, so the pane shows nothing.
   ASSERT_TRUE(poll_until([&] {
-    const ProcessStat* stat = ProcessTable::read().find(zombie.pid());
+    const ProcessTable table = ProcessTable::read();  // find() points into it
+    const ProcessStat* stat = table.find(zombie.pid());
     return stat != nullptr && stat->exited();
   }));
   EXPECT_EQ(foreground_program(ProcessTable::read(), zombie.pid()), std::nullopt);
