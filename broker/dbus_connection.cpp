@@ -15,6 +15,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "common/fd_passing.hpp"
+
 namespace signaltty::broker {
 namespace asio = boost::asio;
 using Local = asio::local::stream_protocol;
@@ -223,27 +225,12 @@ void DbusConnection::arm_read() {
 
 Status DbusConnection::read_available() {
   for (int i = 0; i < kReadsPerWake && !closed_; ++i) {
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * dbus::kDbusMaxFdsPerMessage)];
-    iovec iov{chunk_.data(), chunk_.size()};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(socket_.native_handle(), &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    ReceivedMessage got = receive_with_fds(socket_.native_handle(), chunk_, MSG_DONTWAIT);
+    const ssize_t n = got.size;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return {};
-    if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Error::from_errno(ErrorCode::IoError, "recvmsg", errno, "D-Bus");
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-      const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (std::size_t k = 0; k < count; ++k) {
-        int fd = -1;
-        std::memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof fd);
-        in_fds_.emplace_back(fd);
-      }
-    }
-    if (msg.msg_flags & MSG_CTRUNC) return bus_error("file descriptors were truncated");
+    for (UniqueFd& fd : got.fds) in_fds_.push_back(std::move(fd));
+    if (got.fds_truncated) return bus_error("file descriptors were truncated");
     if (in_fds_.size() > kMaxPendingFds) return bus_error("too many file descriptors");
     if (n == 0) return bus_error("the bus closed the connection");
     in_.append(chunk_.data(), static_cast<std::size_t>(n));
@@ -322,25 +309,12 @@ void DbusConnection::flush() {
 // sendmsg() of the front message, its fds with its first byte.
 Status DbusConnection::send_front() {
   Outgoing& o = out_.front();
-  iovec iov{o.bytes.data() + o.sent, o.bytes.size() - o.sent};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * dbus::kDbusMaxFdsPerMessage)] = {};
-  if (!o.fds.empty()) {
-    if (o.fds.size() > dbus::kDbusMaxFdsPerMessage) return bus_error("too many fds to send");
-    msg.msg_control = control;
-    msg.msg_controllen = CMSG_SPACE(sizeof(int) * o.fds.size());
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * o.fds.size());
-    for (std::size_t k = 0; k < o.fds.size(); ++k) {
-      const int fd = o.fds[k].get();
-      std::memcpy(CMSG_DATA(c) + k * sizeof(int), &fd, sizeof fd);
-    }
-  }
-  const ssize_t n = ::sendmsg(socket_.native_handle(), &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (o.fds.size() > dbus::kDbusMaxFdsPerMessage) return bus_error("too many fds to send");
+  std::vector<int> fds;
+  for (const UniqueFd& fd : o.fds) fds.push_back(fd.get());
+  const ssize_t n = send_with_fds(socket_.native_handle(),
+                                  std::string_view(o.bytes).substr(o.sent), fds,
+                                  MSG_DONTWAIT | MSG_NOSIGNAL);
   if (n < 0 && errno == EINTR) return {};
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
     writing_ = true;

@@ -9,11 +9,11 @@
 
 #include <array>
 #include <cerrno>
-#include <cstring>
 
 #include <boost/asio/post.hpp>
 
 #include "broker/launcher_process.hpp"
+#include "common/fd_passing.hpp"
 #include "common/fs.hpp"
 #include "common/log.hpp"
 
@@ -75,21 +75,7 @@ void Launcher::run_hook(const plugins::HookLaunch& hook, plugins::HookPipes pipe
 void Launcher::send_request(const std::string& message, std::span<const int> fds,
                             std::string what, LaunchDone done) {
   const std::uint64_t id = next_id_++;
-  iovec iov{const_cast<char*>(message.data()), message.size()};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * plugins::kHookPipeCount)]{};
-  if (!fds.empty() && fds.size() <= plugins::kHookPipeCount) {
-    msg.msg_control = control;
-    msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-  }
-  if (::sendmsg(channel_.native_handle(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+  if (send_with_fds(channel_.native_handle(), message, fds, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
     Error e = Error::from_errno(ErrorCode::SpawnFailed, "send", errno, "launcher");
     e.message = what + ": " + e.message;
     boost::asio::post(io_, [done = std::move(done), e = std::move(e)] { done(e); });

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/child_signals.hpp"
+#include "common/fd_passing.hpp"
 #include "common/ids.hpp"
 
 namespace signaltty::broker {
@@ -34,7 +35,7 @@ constexpr std::size_t kMaxMessage = 512;
 constexpr int kChannelFd = 3;
 constexpr int kReportFd = 3;
 constexpr int kExitExecFailed = 127;
-constexpr const char* kPtyhostEnvPath = "PATH=/usr/local/bin:/usr/bin:/bin";
+const std::string kPtyhostEnvPath = "PATH=" + std::string(kDefaultPathList);
 // The second word of a hook request (never a pane id).
 constexpr std::string_view kHookWord = "hook";
 
@@ -61,7 +62,7 @@ std::string err_body(int err, std::string_view what) {
   const char* argv[] = {"signaltty-ptyhost", "--pane",  pane_id.c_str(), "--dir",
                         cfg.panes_dir.c_str(), "--broker-socket", cfg.broker_socket.c_str(),
                         nullptr};
-  const char* envp[] = {kPtyhostEnvPath, nullptr};
+  const char* envp[] = {kPtyhostEnvPath.c_str(), nullptr};
   ::execve(cfg.ptyhost_path.c_str(), const_cast<char* const*>(argv),
            const_cast<char* const*>(envp));
   const int err = errno;
@@ -105,40 +106,6 @@ Result<pid_t> serve(const LauncherConfig& cfg, const LaunchRequest& request,
   return plugins::start_hook(cfg, *request.hook, std::move(pipes));
 }
 
-// One message and the fds that came with it (at most the four of a hook,
-// close-on-exec; a message with more, or cut short, is refused).
-struct Received {
-  ssize_t size = 0;
-  std::vector<UniqueFd> fds;
-  bool truncated = false;
-};
-
-Received receive(std::array<char, kMaxMessage>& buf) {
-  Received out;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * plugins::kHookPipeCount)];
-  iovec iov{buf.data(), buf.size()};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  do {
-    out.size = ::recvmsg(kChannelFd, &msg, MSG_CMSG_CLOEXEC);
-  } while (out.size < 0 && errno == EINTR);
-  if (out.size <= 0) return out;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (std::size_t i = 0; i < count; ++i) {
-      int fd = -1;
-      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-      out.fds.emplace_back(fd);
-    }
-  }
-  out.truncated = (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0;
-  return out;
-}
-
 [[noreturn]] void launcher_main(const LauncherConfig& cfg, pid_t broker) {
   reset_signals_in_child();
   ::prctl(PR_SET_NAME, "sigtty-launcher", 0, 0, 0);
@@ -147,11 +114,14 @@ Received receive(std::array<char, kMaxMessage>& buf) {
   if (::getppid() != broker) ::_exit(0);
   std::array<char, kMaxMessage> buf{};
   for (;;) {
-    Received got = receive(buf);
+    // A hook's four pipes at most come with a request, close-on-exec; a
+    // message with more, or cut short, is refused.
+    ReceivedMessage got = receive_with_fds(kChannelFd, buf, 0);
     if (got.size <= 0) ::_exit(0);
     auto request = decode_launch_request(std::string_view(buf.data(), static_cast<std::size_t>(got.size)));
     LaunchReply reply{0, Error{ErrorCode::BadParams, "malformed request"}};
-    if (request && !got.truncated) reply = {request->id, serve(cfg, *request, got.fds)};
+    const bool truncated = got.data_truncated || got.fds_truncated;
+    if (request && !truncated) reply = {request->id, serve(cfg, *request, got.fds)};
     else if (request) reply = {request->id, Error{ErrorCode::BadParams, "request cut short"}};
     got.fds.clear();  // whatever the request did not take
     const std::string text = encode_launch_reply(reply);
@@ -159,21 +129,14 @@ Received receive(std::array<char, kMaxMessage>& buf) {
   }
 }
 
-template <class Int>
-bool parse_int(std::string_view text, Int& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
+}  // namespace
 
-// Splits off the text up to the first space.
 std::string_view take_word(std::string_view& rest) {
   const auto space = rest.find(' ');
   std::string_view word = rest.substr(0, space);
   rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
   return word;
 }
-
-}  // namespace
 
 void close_fds_from(int first) {
   if (::syscall(SYS_close_range, first, ~0U, 0) == 0) return;
@@ -232,7 +195,7 @@ std::string encode_launch_request(const LaunchRequest& request) {
 
 std::optional<LaunchRequest> decode_launch_request(std::string_view message) {
   LaunchRequest out;
-  if (!parse_int(take_word(message), out.id) || message.empty()) return std::nullopt;
+  if (!parse_word(take_word(message), out.id) || message.empty()) return std::nullopt;
   std::string_view rest = message;
   if (take_word(rest) == kHookWord) {
     out.hook = plugins::decode_hook_launch(rest);
@@ -251,16 +214,16 @@ std::string encode_launch_reply(const LaunchReply& reply) {
 
 std::optional<LaunchReply> decode_launch_reply(std::string_view message) {
   LaunchReply out;
-  if (!parse_int(take_word(message), out.id)) return std::nullopt;
+  if (!parse_word(take_word(message), out.id)) return std::nullopt;
   const std::string_view verdict = take_word(message);
   if (verdict == "ok") {
     pid_t pid = -1;
-    if (!parse_int(message, pid) || pid <= 0) return std::nullopt;
+    if (!parse_word(message, pid) || pid <= 0) return std::nullopt;
     out.outcome = pid;
     return out;
   }
   int err = 0;
-  if (verdict != "err" || !parse_int(take_word(message), err)) return std::nullopt;
+  if (verdict != "err" || !parse_word(take_word(message), err)) return std::nullopt;
   out.outcome = Error{ErrorCode::SpawnFailed,
                       std::string(message) +
                           (err != 0 ? std::string(" (") + ::strerror(err) + ")" : "")};

@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -46,6 +47,18 @@ Result<pid_t> run_detached(const std::function<void(int report_fd)>& grandchild)
 
 // Closes every fd from `first` up.
 void close_fds_from(int first);
+
+// The PATH a ptyhost gets, and a hook's when its environment has none.
+inline constexpr std::string_view kDefaultPathList = "/usr/local/bin:/usr/bin:/bin";
+
+// The channel's words: the text up to the first space (`rest` moves past
+// it), and a whole word as an integer.
+std::string_view take_word(std::string_view& rest);
+template <class Int>
+bool parse_word(std::string_view word, Int& out, int base = 10) {
+  auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), out, base);
+  return ec == std::errc() && end == word.data() + word.size();
+}
 
 std::string encode_launch_request(const LaunchRequest& request);
 std::optional<LaunchRequest> decode_launch_request(std::string_view message);

@@ -66,6 +66,15 @@ Status check_private_dir(const std::string& dir) {
   return {};
 }
 
+// A directory of the user's configuration: its flag, else its environment
+// variable, else `leaf` under the config dir.
+std::string config_subdir(const std::optional<std::string>& flag, const char* env_name,
+                          const std::string& config_dir, std::string_view leaf) {
+  if (flag) return *flag;
+  if (auto dir = env(env_name)) return *dir;
+  return fs::join(config_dir, leaf);
+}
+
 }  // namespace
 
 Result<ResolvedPaths> resolve_paths(const PathOverrides& o) {
@@ -78,18 +87,8 @@ Result<ResolvedPaths> resolve_paths(const PathOverrides& o) {
   p.runtime_dir = fs::dirname(p.socket_path);
   p.state_dir = o.state_dir.value_or(default_state_dir());
   p.config_dir = o.config_dir.value_or(default_config_dir());
-  if (o.agents_dir)
-    p.agents_dir = *o.agents_dir;
-  else if (auto dir = env("SIGNALTTY_AGENTS_DIR"))
-    p.agents_dir = *dir;
-  else
-    p.agents_dir = fs::join(p.config_dir, "agents");
-  if (o.plugin_dir)
-    p.plugin_dir = *o.plugin_dir;
-  else if (auto dir = env("SIGNALTTY_PLUGIN_DIR"))
-    p.plugin_dir = *dir;
-  else
-    p.plugin_dir = fs::join(p.config_dir, "plugins");
+  p.agents_dir = config_subdir(o.agents_dir, "SIGNALTTY_AGENTS_DIR", p.config_dir, "agents");
+  p.plugin_dir = config_subdir(o.plugin_dir, "SIGNALTTY_PLUGIN_DIR", p.config_dir, "plugins");
   return p;
 }
 

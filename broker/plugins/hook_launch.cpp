@@ -23,6 +23,8 @@
 #include "broker/launcher_process.hpp"
 #include "broker/plugins/plugin_registry.hpp"
 #include "common/child_signals.hpp"
+#include "common/fs.hpp"
+#include "common/protocol/events.hpp"
 
 extern char** environ;
 
@@ -35,27 +37,13 @@ constexpr int kSupStdout = 4;
 constexpr int kSupStderr = 5;
 constexpr int kSupStatus = 6;
 constexpr int kExitExecFailed = 127;
-constexpr std::string_view kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
 
 // Steps of the hook-to-be that can fail before exec, as reported.
 enum class Step : int { Chdir = 1, Execve = 2 };
 
-template <class Int>
-bool parse_int(std::string_view text, Int& out, int base = 10) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out, base);
-  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
-}
-
-std::string_view take_word(std::string_view& rest) {
-  const auto space = rest.find(' ');
-  std::string_view word = rest.substr(0, space);
-  rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
-  return word;
-}
-
-// An event name as the protocol spells one: a glob without the '*'.
+// A declared event's name (not a glob).
 bool is_event_name(std::string_view name) {
-  return name.find('*') == std::string_view::npos && is_event_glob(name);
+  return name.find('*') == std::string_view::npos && protocol::is_event_selector(name);
 }
 
 std::uint64_t fnv1a(std::uint64_t hash, std::string_view bytes) {
@@ -85,15 +73,6 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   for (auto& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;
-}
-
-void write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
 }
 
 // In the hook-to-be, forked by the supervisor: its own session and
@@ -177,7 +156,8 @@ HookEnd await_hook(pid_t child, std::uint32_t timeout_secs) {
 
   int failure[2];
   if (::pipe2(failure, O_CLOEXEC) != 0) {
-    write_all(kSupStatus, encode_hook_end({HookEnd::Kind::SpawnFailed, errno, "pipe2"}));
+    const HookEnd failed{HookEnd::Kind::SpawnFailed, errno, "pipe2"};
+    (void)fs::write_all(kSupStatus, encode_hook_end(failed), "the status pipe");
     ::_exit(0);
   }
   const pid_t child = ::fork();
@@ -206,7 +186,7 @@ HookEnd await_hook(pid_t child, std::uint32_t timeout_secs) {
       end = await_hook(child, hook.timeout_secs);
     }
   }
-  write_all(kSupStatus, encode_hook_end(end));
+  (void)fs::write_all(kSupStatus, encode_hook_end(end), "the status pipe");
   ::_exit(0);
 }
 
@@ -247,9 +227,9 @@ std::optional<HookLaunch> decode_hook_launch(std::string_view text) {
   HookLaunch out;
   out.plugin = std::string(take_word(text));
   if (!is_plugin_name(out.plugin)) return std::nullopt;
-  if (!parse_int(take_word(text), out.hook_index) || out.hook_index >= kPluginMaxHooks)
+  if (!parse_word(take_word(text), out.hook_index) || out.hook_index >= kPluginMaxHooks)
     return std::nullopt;
-  if (!parse_int(take_word(text), out.fingerprint, 16)) return std::nullopt;
+  if (!parse_word(take_word(text), out.fingerprint, 16)) return std::nullopt;
   if (!is_event_name(text)) return std::nullopt;
   out.event = std::string(text);
   return out;
@@ -314,7 +294,7 @@ Result<pid_t> start_hook(const LauncherConfig& config, const HookLaunch& launch,
     base.emplace_back(*entry);
   PreparedHook prepared;
   prepared.env = hook_environment(base, plugin, hook, config.broker_socket, launch.event);
-  std::string_view path_list = kDefaultPath;
+  std::string_view path_list = kDefaultPathList;
   for (const std::string& entry : prepared.env)
     if (std::string_view(entry).starts_with("PATH=")) path_list = std::string_view(entry).substr(5);
   SIGNALTTY_TRY(prepared.exe, find_executable(hook.command.front(), path_list, plugin.dir));
@@ -341,7 +321,7 @@ std::optional<HookEnd> decode_hook_end(std::string_view text) {
   const std::string_view kind = take_word(text);
   if (kind == "spawn") {
     out.kind = HookEnd::Kind::SpawnFailed;
-    if (!parse_int(take_word(text), out.value)) return std::nullopt;
+    if (!parse_word(take_word(text), out.value)) return std::nullopt;
     out.what = std::string(text);
     return out;
   }
@@ -353,7 +333,7 @@ std::optional<HookEnd> decode_hook_end(std::string_view text) {
     out.kind = HookEnd::Kind::TimedOut;
   else
     return std::nullopt;
-  if (!parse_int(text, out.value) || out.value < 0) return std::nullopt;
+  if (!parse_word(text, out.value) || out.value < 0) return std::nullopt;
   return out;
 }
 

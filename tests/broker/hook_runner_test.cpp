@@ -34,21 +34,11 @@ namespace {
 namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
+using signaltty::broker::testing::read_file;
 using signaltty::broker::testing::TempDir;
+using signaltty::broker::testing::write_file;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_file(const std::string& path, const std::string& text, mode_t mode = 0644) {
-  std::ofstream(path, std::ios::binary) << text;
-  ::chmod(path.c_str(), mode);
-}
 
 // A plugin `name` under `root`: plugin.toml with `hooks` (TOML), and the
 // scripts given as (file name, shell body).

@@ -30,13 +30,8 @@ namespace SIGNALTTY_UNITY_ID {
 
 using protocol::Json;
 using signaltty::broker::testing::TempDir;
+using signaltty::broker::testing::write_file;
 using ::testing::HasSubstr;
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  ASSERT_TRUE(out.good()) << path;
-}
 
 // A package `name` in `root` whose plugin.toml is its [plugin] table then `body`.
 void write_plugin(const std::string& root, const std::string& name, const std::string& body = "") {
