@@ -172,6 +172,19 @@ TEST(HookRunner, ADeadlineKillsTheHookAndEverythingItStarted) {
   EXPECT_FALSE(alive(child)) << "the background child is in the hook's process group";
 }
 
+// The hook's parent is its supervisor: a hook that kills it stands for a
+// supervisor killed mid-run. The job ends with an error, not a hang.
+TEST(HookRunner, ASupervisorKilledMidRunEndsTheJobWithAnError) {
+  Rig rig;
+  write_plugin(rig.plugins, "orphan", "[[hook]]\nevents = [\"*\"]\ncommand = [\"./orphan.sh\"]\n",
+               {{"orphan.sh", "kill -9 $PPID\n"}});
+  rig.start();
+  rig.runner->offer(event("pane.created", 1));
+  rig.wait_for(1);
+  EXPECT_EQ(rig.stats().last_error.value_or(""), "the hook's supervisor ended without a report");
+  EXPECT_EQ(rig.runner->running(), 0u);
+}
+
 TEST(HookRunner, SpawnFailuresAreErrorsAndTheOthersStillRun) {
   Rig rig;
   write_plugin(rig.plugins, "broken",
