@@ -29,6 +29,22 @@ Result<p::WorkspaceResult> handle(p::WorkspaceRename, Ctx& ctx, p::WorkspaceRena
 void handle(p::WorkspaceClose, Ctx& ctx, p::WorkspaceCloseParams&& params,
             Reply<p::ClosedResult> reply);
 
+// broker/methods/git.cpp: each runs one gitworker (broker/git/), or two for
+// worktree.create/open/remove (a list, then the change)
+void handle(p::WorkspaceRefreshGit, Ctx& ctx, p::WorkspaceRef&& params,
+            Reply<p::WorkspaceResult> reply);
+void handle(p::WorkspaceDiff, Ctx& ctx, p::WorkspaceDiffParams&& params,
+            Reply<p::WorkspaceDiffResult> reply);
+void handle(p::WorkspaceFileDiff, Ctx& ctx, p::WorkspaceFileDiffParams&& params,
+            Reply<p::WorkspaceFileDiffResult> reply);
+void handle(p::WorktreeList, Ctx& ctx, p::WorkspaceRef&& params, Reply<p::WorktreeListResult> reply);
+void handle(p::WorktreeCreate, Ctx& ctx, p::WorktreeCreateParams&& params,
+            Reply<p::WorktreeOpenResult> reply);
+void handle(p::WorktreeOpen, Ctx& ctx, p::WorktreeOpenParams&& params,
+            Reply<p::WorktreeOpenResult> reply);
+void handle(p::WorktreeRemove, Ctx& ctx, p::WorktreeRemoveParams&& params,
+            Reply<p::WorktreeRemoveResult> reply);
+
 // broker/methods/tab.cpp
 Result<p::TabResult> handle(p::TabCreate, Ctx& ctx, p::TabCreateParams&& params);
 // As workspace.close, for one tab.

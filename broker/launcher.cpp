@@ -24,15 +24,17 @@ namespace {
 constexpr std::size_t kMaxReplyBytes = 256;
 constexpr std::size_t kExePathMax = 4096;
 
-}  // namespace
-
-std::string default_ptyhost_path() {
+std::string sibling_program(std::string_view name) {
   std::array<char, kExePathMax> buf{};
   ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  if (n <= 0) return "signaltty-ptyhost";
-  return fs::join(fs::dirname(std::string(buf.data(), static_cast<std::size_t>(n))),
-                  "signaltty-ptyhost");
+  if (n <= 0) return std::string(name);
+  return fs::join(fs::dirname(std::string(buf.data(), static_cast<std::size_t>(n))), name);
 }
+
+}  // namespace
+
+std::string default_ptyhost_path() { return sibling_program("signaltty-ptyhost"); }
+std::string default_gitworker_path() { return sibling_program("signaltty-gitworker"); }
 
 Result<std::unique_ptr<Launcher>> Launcher::start(boost::asio::io_context& io,
                                                   const LauncherConfig& config) {
@@ -62,12 +64,21 @@ void Launcher::launch(const std::string& pane_id, LaunchDone done) {
   send_request(request, {}, "launching signaltty-ptyhost", std::move(done));
 }
 
-void Launcher::run_hook(const plugins::HookLaunch& hook, plugins::HookPipes pipes,
+void Launcher::run_hook(const plugins::HookLaunch& hook, ChildPipes pipes,
                         LaunchDone done) {
   const std::string request = encode_launch_request({next_id_, {}, hook});
-  std::array<int, plugins::kHookPipeCount> fds{};
+  std::array<int, kChildPipeCount> fds{};
   for (std::size_t i = 0; i < fds.size(); ++i) fds[i] = pipes[i].get();
   send_request(request, fds, "starting hook " + hook.plugin + "#" + std::to_string(hook.hook_index + 1),
+               std::move(done));
+}
+
+void Launcher::run_git(const git::GitLaunch& launch, ChildPipes pipes, LaunchDone done) {
+  LaunchRequest request{next_id_, {}, std::nullopt};
+  request.git = launch;
+  std::array<int, kChildPipeCount> fds{};
+  for (std::size_t i = 0; i < fds.size(); ++i) fds[i] = pipes[i].get();
+  send_request(encode_launch_request(request), fds, "starting signaltty-gitworker",
                std::move(done));
 }
 

@@ -17,6 +17,8 @@
 //   request  "<id> <pane_id>"
 //            "<id> hook <plugin> <hook_index> <fingerprint> <event>"
 //            with the hook's four pipes as SCM_RIGHTS
+//            "<id> git <deadline_ms>\n<r|w> <dir>\n..." (broker/git/git_launch.hpp)
+//            with the gitworker's four pipes as SCM_RIGHTS
 //   reply    "<id> ok <pid>"  or  "<id> err <errno> <what>"
 // (the pid of the ptyhost, or of the hook's supervisor).
 // The broker matches each reply to its request by id; a reply to an id it
@@ -42,7 +44,9 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "broker/git/git_launch.hpp"
 #include "broker/plugins/hook_launch.hpp"
+#include "broker/supervised_child.hpp"
 #include "common/errors.hpp"
 #include "common/unique_fd.hpp"
 
@@ -52,20 +56,13 @@ namespace signaltty::broker {
 // launch fails with TIMEOUT.
 inline constexpr std::chrono::milliseconds kLaunchTimeout{5000};
 
-// What the user's own processes get, recorded before the broker narrows
-// itself (umask 077, no core files): every ptyhost, and so every pane
-// program, starts with these rather than the broker's.
-struct UserProcessDefaults {
-  mode_t umask = 022;
-  rlimit core_limit{0, 0};
-};
-
 struct LauncherConfig {
   std::string ptyhost_path;  // absolute; next to signaltty-broker by default
   std::string panes_dir;     // $runtime/panes, handed to every ptyhost
   std::string broker_socket; // for ptyhosts to log against, and hooks' SIGNALTTY_SOCKET
   std::string plugin_dir;    // where hooks are read from; empty: no hooks
   UserProcessDefaults user_defaults;
+  std::string gitworker_path;  // absolute; next to signaltty-broker by default
 };
 
 class Launcher {
@@ -91,7 +88,10 @@ class Launcher {
   // Asks for the hook `hook` on `pipes` (the ends the hook holds; the
   // launcher gets copies, these are closed on return); `done` as for
   // launch(), with the pid of the hook's supervisor.
-  void run_hook(const plugins::HookLaunch& hook, plugins::HookPipes pipes, LaunchDone done);
+  void run_hook(const plugins::HookLaunch& hook, ChildPipes pipes, LaunchDone done);
+  // Asks for a gitworker on `pipes` (as for run_hook), allowed `launch`'s
+  // directories; `done` as for launch(), with the pid of its supervisor.
+  void run_git(const git::GitLaunch& launch, ChildPipes pipes, LaunchDone done);
   pid_t pid() const { return pid_; }
 
  private:
@@ -118,5 +118,7 @@ class Launcher {
 
 // The path of signaltty-ptyhost beside the running executable.
 std::string default_ptyhost_path();
+// The path of signaltty-gitworker beside the running executable.
+std::string default_gitworker_path();
 
 }  // namespace signaltty::broker

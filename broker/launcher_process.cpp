@@ -29,7 +29,7 @@ namespace {
 
 // One request or reply: an id, a pane id, a hook's name and event, or a
 // pid and a short reason.
-constexpr std::size_t kMaxMessage = 512;
+constexpr std::size_t kMaxMessage = 512 + git::kGitMaxDirs * (git::kGitMaxPath + 3);
 // Where the channel sits in the launcher, and the report pipe in a
 // ptyhost-to-be (both close-on-exec).
 constexpr int kChannelFd = 3;
@@ -38,6 +38,7 @@ constexpr int kExitExecFailed = 127;
 const std::string kPtyhostEnvPath = "PATH=" + std::string(kDefaultPathList);
 // The second word of a hook request (never a pane id).
 constexpr std::string_view kHookWord = "hook";
+constexpr std::string_view kGitWord = "git";
 
 std::string err_body(int err, std::string_view what) {
   return "err " + std::to_string(err) + " " + std::string(what);
@@ -98,11 +99,12 @@ Result<pid_t> launch_ptyhost(const LauncherConfig& cfg, const std::string& pane_
 // closed unread.
 Result<pid_t> serve(const LauncherConfig& cfg, const LaunchRequest& request,
                     std::vector<UniqueFd>& passed) {
-  if (!request.hook) return launch_ptyhost(cfg, request.pane_id);
-  if (passed.size() != plugins::kHookPipeCount)
-    return Error{ErrorCode::SpawnFailed, "a hook request needs its four pipes"};
-  plugins::HookPipes pipes;
+  if (!request.hook && !request.git) return launch_ptyhost(cfg, request.pane_id);
+  if (passed.size() != kChildPipeCount)
+    return Error{ErrorCode::SpawnFailed, "the request needs its four pipes"};
+  ChildPipes pipes;
   for (std::size_t i = 0; i < pipes.size(); ++i) pipes[i] = std::move(passed[i]);
+  if (request.git) return git::start_gitworker(cfg, *request.git, std::move(pipes));
   return plugins::start_hook(cfg, *request.hook, std::move(pipes));
 }
 
@@ -190,6 +192,7 @@ Result<pid_t> fork_launcher(const LauncherConfig& config, UniqueFd channel) {
 std::string encode_launch_request(const LaunchRequest& request) {
   const std::string id = std::to_string(request.id) + " ";
   if (request.hook) return id + std::string(kHookWord) + " " + plugins::encode_hook_launch(*request.hook);
+  if (request.git) return id + std::string(kGitWord) + " " + git::encode_git_launch(*request.git);
   return id + request.pane_id;
 }
 
@@ -197,7 +200,13 @@ std::optional<LaunchRequest> decode_launch_request(std::string_view message) {
   LaunchRequest out;
   if (!parse_word(take_word(message), out.id) || message.empty()) return std::nullopt;
   std::string_view rest = message;
-  if (take_word(rest) == kHookWord) {
+  const std::string_view verb = take_word(rest);
+  if (verb == kGitWord) {
+    out.git = git::decode_git_launch(rest);
+    if (!out.git) return std::nullopt;
+    return out;
+  }
+  if (verb == kHookWord) {
     out.hook = plugins::decode_hook_launch(rest);
     if (!out.hook) return std::nullopt;
     return out;

@@ -33,6 +33,7 @@ struct LaunchRequest {
   std::uint64_t id = 0;
   std::string pane_id;
   std::optional<plugins::HookLaunch> hook;
+  std::optional<git::GitLaunch> git;
 };
 struct LaunchReply {
   std::uint64_t id = 0;

@@ -22,6 +22,7 @@
 #include "broker/instance_lock.hpp"
 #include "broker/journal_replay.hpp"
 #include "broker/launcher.hpp"
+#include "broker/git/git_service.hpp"
 #include "broker/plugins/hook_runner.hpp"
 #include "broker/pane_socket_sweep.hpp"
 #include "broker/logind_watch.hpp"
@@ -120,6 +121,7 @@ struct Server::Impl {
   std::unique_ptr<Supervisor> supervisor;
   std::unique_ptr<Detector> detector;
   std::unique_ptr<plugins::HookRunner> hooks;
+  std::unique_ptr<git::GitService> git;
   std::unique_ptr<Services> services;
   std::unique_ptr<Router> router;
   std::unique_ptr<Local::acceptor> acceptor;
@@ -149,7 +151,7 @@ struct Server::Impl {
 Status Server::Impl::start_launcher(const UserProcessDefaults& user_defaults) {
   SIGNALTTY_TRY(launcher, Launcher::start(io, {default_ptyhost_path(), panes_dir(),
                                                 config.socket_path, config.plugin_dir,
-                                                user_defaults}));
+                                                user_defaults, default_gitworker_path()}));
   return {};
 }
 
@@ -206,9 +208,11 @@ Status Server::Impl::open_state() {
   hooks = std::make_unique<plugins::HookRunner>(io, *launcher,
                                                 plugins::PluginRegistry::scan(config.plugin_dir));
   hub->watch([this](const StateEvent& ev) { hooks->offer(ev); });
+  git = std::make_unique<git::GitService>(io, *launcher, *store, *pipeline);
+  hub->watch([this](const StateEvent& ev) { git->on_event(ev); });
   services = std::make_unique<Services>(Services{io, config, *store, *pipeline, *hub, *snapshots,
                                                  *supervisor, *viewers, *routes, *detector, *hooks,
-                                                 std::chrono::steady_clock::now(),
+                                                 *git, std::chrono::steady_clock::now(),
                                                  [this] { stop("server.shutdown"); }});
   router = std::make_unique<Router>(*services);
   return {};

@@ -26,6 +26,9 @@ class Detector;
 namespace plugins {
 class HookRunner;
 }
+namespace git {
+class GitService;
+}
 
 struct Services {
   boost::asio::io_context& io;
@@ -39,6 +42,7 @@ struct Services {
   DecisionRoutes& routes;  // waiting native permission reporters (broker/native_decisions.hpp)
   Detector& detector;      // screen rules, process refresh, manifests (broker/detector.hpp)
   plugins::HookRunner& hooks;  // executable plugins (broker/plugins/hook_runner.hpp)
+  git::GitService& git;        // gitworkers, turn baselines (broker/git/git_service.hpp)
   std::chrono::steady_clock::time_point started_at;
   // Orderly stop: save the snapshot, close the listener, exit 0.
   std::function<void()> request_stop;

@@ -196,6 +196,24 @@ Result<Workspace> Store::create_workspace(Txn& txn, std::optional<std::string> n
   return ws;
 }
 
+Result<Workspace> Store::set_workspace_git(Txn& txn, std::string_view id_or_handle,
+                                           protocol::WorkspaceGit git) {
+  SIGNALTTY_TRY(const Workspace* found, find_workspace(id_or_handle));
+  if (found->git == git) return *found;
+  Workspace& ws = workspaces_.at(found->id);
+  if (ws.git.branch != git.branch || ws.git.detached != git.detached) {
+    protocol::Json payload{{"workspace_id", ws.id}, {"detached", git.detached}};
+    if (git.branch) payload["branch"] = *git.branch;
+    if (ws.git.branch) payload["prev_branch"] = *ws.git.branch;
+    txn.emit<ev::GitBranchChanged>(std::move(payload));
+  }
+  ws.git = std::move(git);
+  ws.updated_at = clock_();
+  txn.emit<ev::WorkspaceUpdated>({ws});
+  changed();
+  return ws;
+}
+
 Result<Workspace> Store::rename_workspace(Txn& txn, std::string_view id_or_handle,
                                           std::string_view name) {
   SIGNALTTY_TRY(const Workspace* found, find_workspace(id_or_handle));

@@ -106,6 +106,12 @@ class Store {
                                                bool auto_resume = false);
   // Changes the name only (the handle is immutable). Emits
   // workspace.updated {workspace}, nothing when the name is unchanged.
+  // Records what the gitworker found for the workspace's cwd. Emits
+  // workspace.updated {workspace} when it differs, and before it
+  // git.branch_changed {workspace_id, branch?, prev_branch?, detached} when
+  // the branch (or detachment) changed; nothing when all is as recorded.
+  Result<protocol::Workspace> set_workspace_git(Txn& txn, std::string_view id_or_handle,
+                                                protocol::WorkspaceGit git);
   Result<protocol::Workspace> rename_workspace(Txn& txn, std::string_view id_or_handle,
                                                std::string_view name);
   // Removes every tab (tab.closed {tab_id, workspace_id} each), then emits

@@ -52,7 +52,9 @@ Status fsync_dir(const std::string& dir) {
 }
 
 Result<std::string> read_file(const std::string& path, std::size_t max_bytes) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  // O_NONBLOCK: a FIFO swapped in after a caller's check must not block
+  // the open; it is then refused as not a regular file.
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno, path);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return Error::from_errno(ErrorCode::IoError, "fstat", errno, path);

@@ -18,7 +18,7 @@ set -euo pipefail
 
 readonly PACKAGES=(
   cmake g++ make pkg-config
-  libboost-dev nlohmann-json3-dev libvterm-dev libseccomp-dev libgit2-dev
+  libboost-dev nlohmann-json3-dev libvterm-dev libseccomp-dev libgit2-dev git
   libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libre2-dev
   libtomlplusplus-dev libssl-dev
   tmux util-linux procps

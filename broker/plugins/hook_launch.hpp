@@ -6,16 +6,8 @@
 // hook as the broker loaded it, and the event. The launcher reads that
 // plugin.toml itself from the plugin dir it was given at fork time, refuses
 // a hook whose fingerprint differs (the file changed since the last
-// plugin.reload), and starts it under a supervisor:
-//
-//   launcher ─fork→ (exits) ─fork→ supervisor "sigtty-hook" ─fork→ hook
-//
-// The supervisor is nobody's child once its parent exits. It starts the
-// hook in a session and process group of its own, with stdin, stdout and
-// stderr on pipes the broker made and passed with the request, waits for
-// it, kills the whole group at the hook's deadline, and writes one status
-// line on a fourth pipe: how the hook ended. A broker that dies meanwhile
-// changes none of this: the deadline still holds.
+// plugin.reload), and starts it under a supervisor "sigtty-hook"
+// (broker/supervised_child.hpp), which holds the hook's deadline.
 //
 // Runs in: the launcher (load, check, fork), the supervisor and, between
 // fork and exec, the hook. The codec and the outcome text also run in the
@@ -35,6 +27,7 @@
 #include <vector>
 
 #include "broker/plugins/plugin_manifest.hpp"
+#include "broker/supervised_child.hpp"
 #include "common/errors.hpp"
 #include "common/unique_fd.hpp"
 
@@ -52,10 +45,6 @@ struct HookLaunch {
   std::string event;               // SIGNALTTY_EVENT
   bool operator==(const HookLaunch&) const = default;
 };
-
-// The pipe ends a hook runs on, as passed to the launcher in this order.
-enum HookPipe : std::size_t { kHookStdin, kHookStdout, kHookStderr, kHookStatus, kHookPipeCount };
-using HookPipes = std::array<UniqueFd, kHookPipeCount>;
 
 // Stable across processes of one build: the events, argv, timeout and env.
 std::uint64_t hook_fingerprint(const PluginHook& hook);
@@ -82,23 +71,12 @@ Result<std::string> find_executable(std::string_view argv0, std::string_view pat
 // In the launcher: the hook `launch` names, loaded from config.plugin_dir
 // and checked, started under its supervisor on `pipes`. The supervisor's
 // pid, or why nothing was started.
-Result<pid_t> start_hook(const LauncherConfig& config, const HookLaunch& launch, HookPipes pipes);
-
-// How a hook ended, as its supervisor writes it on the status pipe.
-struct HookEnd {
-  enum class Kind { Exited, Signaled, TimedOut, SpawnFailed };
-  Kind kind = Kind::Exited;
-  int value = 0;     // exit status, signal number or errno
-  std::string what;  // SpawnFailed: the step that failed ("execve ./x")
-  bool operator==(const HookEnd&) const = default;
-};
-std::string encode_hook_end(const HookEnd& end);
-std::optional<HookEnd> decode_hook_end(std::string_view text);
+Result<pid_t> start_hook(const LauncherConfig& config, const HookLaunch& launch, ChildPipes pipes);
 
 // A firing's result as plugin.list reports it: ok for exit 0, else
 // `exit <status>: <stderr>`, `signal <n>: <stderr>` (no ": " when stderr
 // was empty), `timed out after Ns`
 // or the spawn failure (the registry cuts it to 500 characters).
-Status hook_outcome(const HookEnd& end, std::uint32_t timeout_secs, std::string_view stderr_text);
+Status hook_outcome(const ChildEnd& end, std::uint32_t timeout_secs, std::string_view stderr_text);
 
 }  // namespace signaltty::broker::plugins

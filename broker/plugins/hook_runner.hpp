@@ -78,7 +78,6 @@ class HookRunner {
   }
 
  private:
-  struct Job;
   struct Waiting {
     HookRef hook;
     std::string event;

@@ -323,19 +323,19 @@ TEST(HookLaunch, RequestsRoundTripAndBadOnesAreRefused) {
 }
 
 TEST(HookLaunch, EndsRoundTripAndOutcomesReadAsTheSpecWrites) {
-  for (const HookEnd& end : {HookEnd{HookEnd::Kind::Exited, 0, ""},
-                             HookEnd{HookEnd::Kind::Exited, 2, ""},
-                             HookEnd{HookEnd::Kind::Signaled, 9, ""},
-                             HookEnd{HookEnd::Kind::TimedOut, 10, ""},
-                             HookEnd{HookEnd::Kind::SpawnFailed, 2, "execve /x y"}})
-    EXPECT_EQ(decode_hook_end(encode_hook_end(end)), end);
+  for (const ChildEnd& end : {ChildEnd{ChildEnd::Kind::Exited, 0, ""},
+                             ChildEnd{ChildEnd::Kind::Exited, 2, ""},
+                             ChildEnd{ChildEnd::Kind::Signaled, 9, ""},
+                             ChildEnd{ChildEnd::Kind::TimedOut, 10, ""},
+                             ChildEnd{ChildEnd::Kind::SpawnFailed, 2, "execve /x y"}})
+    EXPECT_EQ(decode_child_end(encode_child_end(end)), end);
   for (std::string_view bad : {"", "exit", "exit -1", "exit 1x", "spawn x y", "quit 0"})
-    EXPECT_FALSE(decode_hook_end(bad).has_value()) << bad;
-  EXPECT_TRUE(hook_outcome({HookEnd::Kind::Exited, 0, ""}, 10, "noise").ok());
-  EXPECT_EQ(hook_outcome({HookEnd::Kind::Exited, 2, ""}, 10, "bad\n").error().message, "exit 2: bad");
-  EXPECT_EQ(hook_outcome({HookEnd::Kind::TimedOut, 7, ""}, 7, "").error().message,
+    EXPECT_FALSE(decode_child_end(bad).has_value()) << bad;
+  EXPECT_TRUE(hook_outcome({ChildEnd::Kind::Exited, 0, ""}, 10, "noise").ok());
+  EXPECT_EQ(hook_outcome({ChildEnd::Kind::Exited, 2, ""}, 10, "bad\n").error().message, "exit 2: bad");
+  EXPECT_EQ(hook_outcome({ChildEnd::Kind::TimedOut, 7, ""}, 7, "").error().message,
             "timed out after 7s");
-  EXPECT_EQ(hook_outcome({HookEnd::Kind::SpawnFailed, ENOENT, "execve ./x"}, 7, "").error().message,
+  EXPECT_EQ(hook_outcome({ChildEnd::Kind::SpawnFailed, ENOENT, "execve ./x"}, 7, "").error().message,
             "execve ./x: No such file or directory");
 }
 

@@ -1,6 +1,6 @@
 // common/protocol/methods/git.hpp: the repository methods of a workspace:
 // workspace.refresh_git, workspace.diff, workspace.file_diff and worktree.*
-// (docs/rules.md, Methods; not built yet).
+// (docs/rules.md, Methods; docs/gitworker.md).
 // Also the diff summary shapes task.diff shares.
 // Runs in: every process. Never: reads a repository; gitworker does.
 #pragma once
@@ -195,23 +195,23 @@ struct WorktreeRemoveResult {
 
 using WorkspaceRefreshGit =
     MethodDecl<"workspace.refresh_git", "Re-read a workspace's repository, branch and state",
-               WorkspaceRef, WorkspaceResult, kMutating, Availability::Planned>;
+               WorkspaceRef, WorkspaceResult, kMutating>;
 using WorkspaceDiff =
     MethodDecl<"workspace.diff", "Summarise a workspace's changes against HEAD or the turn",
-               WorkspaceDiffParams, WorkspaceDiffResult, kNoFlags, Availability::Planned>;
+               WorkspaceDiffParams, WorkspaceDiffResult, kNoFlags>;
 using WorkspaceFileDiff =
     MethodDecl<"workspace.file_diff", "Show one file's changes in a workspace",
-               WorkspaceFileDiffParams, WorkspaceFileDiffResult, kNoFlags, Availability::Planned>;
+               WorkspaceFileDiffParams, WorkspaceFileDiffResult, kNoFlags>;
 using WorktreeList = MethodDecl<"worktree.list", "List the repository's Git worktrees",
-                                WorkspaceRef, WorktreeListResult, kNoFlags, Availability::Planned>;
+                                WorkspaceRef, WorktreeListResult, kNoFlags>;
 using WorktreeCreate =
     MethodDecl<"worktree.create", "Create a worktree on a new branch and open it",
-               WorktreeCreateParams, WorktreeOpenResult, kMutating, Availability::Planned>;
+               WorktreeCreateParams, WorktreeOpenResult, kMutating>;
 using WorktreeOpen =
     MethodDecl<"worktree.open", "Open a workspace on a registered worktree",
-               WorktreeOpenParams, WorktreeOpenResult, kMutating, Availability::Planned>;
+               WorktreeOpenParams, WorktreeOpenResult, kMutating>;
 using WorktreeRemove =
     MethodDecl<"worktree.remove", "Remove a clean, closed worktree (its branch is kept)",
-               WorktreeRemoveParams, WorktreeRemoveResult, kMutating, Availability::Planned>;
+               WorktreeRemoveParams, WorktreeRemoveResult, kMutating>;
 
 }  // namespace signaltty::protocol

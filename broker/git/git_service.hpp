@@ -1,0 +1,85 @@
+// broker/git/git_service.hpp: what the repository methods share
+// (docs/gitworker.md): the worker runner; the job for an operation on a
+// checkout, with the directories its sandbox gets; the latest turn
+// baseline of each workspace; and the checkout paths reserved while a
+// worktree is being created or removed.
+//
+// Turn baselines (ADR-0029): an agent.working that does not come from
+// blocked starts a turn. The service has a worker capture the pane's
+// workspace checkout as a tree object (within kCaptureDeadline), records
+// it as that workspace's latest baseline — or the capture's error, which
+// turn-scoped reads then report — and emits workspace.turn_started
+// {workspace_id, pane_id, started_at}. A workspace outside any repository
+// gets neither. Baselines are runtime state: a broker restart has none.
+//
+// Runs in: broker (io thread). Never: reads a repository itself beyond
+// finding its directories (broker/git/repo_paths.hpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+
+#include "broker/event.hpp"
+#include "broker/git/git_runner.hpp"
+#include "broker/git/repo_paths.hpp"
+
+namespace signaltty::broker {
+class Store;
+class EventPipeline;
+}
+
+namespace signaltty::broker::git {
+
+struct TurnBaseline {
+  std::string pane_id;
+  std::string started_at;
+  std::optional<std::string> tree;  // the captured tree, or
+  std::string error;                // why there is none
+};
+
+class GitService {
+ public:
+  GitService(boost::asio::io_context& io, Launcher& launcher, Store& store, EventPipeline& pipeline);
+
+  GitRunner& runner() { return runner_; }
+
+  // The job for `op` on the checkout holding `cwd`, its repository's
+  // directories readable. BAD_PARAMS when `cwd` is in no repository.
+  Result<GitJob> job_at(const std::string& cwd, gw::Op op) const;
+
+  // From the event hub: starts a turn on agent.working not from blocked.
+  void on_event(const StateEvent& event);
+  // The workspace's latest baseline, nullptr before any turn.
+  const TurnBaseline* baseline(const std::string& workspace_id) const;
+  // Re-reads the workspace's git fields in the background and records them
+  // (workspace.updated, git.branch_changed); failures are logged.
+  void refresh_later(const std::string& workspace_id);
+
+  // Checkout paths being created or removed: workspace.create and
+  // pane.spawn refuse a cwd inside one. reserve() is false when `path`
+  // overlaps one already reserved.
+  bool reserve(const std::string& path);
+  void release(const std::string& path);
+  bool is_reserved(const std::string& path) const;
+
+ private:
+  void start_turn(const std::string& workspace_id, const std::string& pane_id,
+                  const std::string& started_at);
+
+  Store& store_;
+  EventPipeline& pipeline_;
+  GitRunner runner_;
+  std::map<std::string, TurnBaseline> baselines_;
+  std::map<std::string, std::uint64_t> turn_generation_;  // the newest capture per workspace
+  std::set<std::string> reserved_;
+};
+
+// The workspace git fields of a status result.
+protocol::WorkspaceGit workspace_git_of(const gw::StatusResult& status);
+
+}  // namespace signaltty::broker::git

@@ -1,0 +1,257 @@
+// tests/broker/git_runner_test.cpp: the broker's half of a gitworker run,
+// for real: a forked launcher starts the real signaltty-gitworker under its
+// supervisor; the runner decodes the reply, kills the worker's group at the
+// deadline through its pidfd and answers TIMEOUT, reports a sandbox that
+// cannot be entered and a SIGSYS death as such; finding a checkout's
+// directories without reading the repository, hostile `.git` files
+// included; and the launcher codec of a git request.
+#include "broker/git/git_runner.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+
+#include <boost/asio/io_context.hpp>
+
+#include "broker/git/git_launch.hpp"
+#include "broker/git/repo_paths.hpp"
+#include "broker/launcher.hpp"
+#include "broker/launcher_process.hpp"
+#include "broker/supervised_run.hpp"
+#include "tests/broker/temp_dir.hpp"
+
+namespace signaltty::broker::git {
+namespace {
+namespace SIGNALTTY_UNITY_ID {
+
+using protocol::Json;
+using signaltty::broker::testing::TempDir;
+using signaltty::broker::testing::write_file;
+using ::testing::HasSubstr;
+
+// A real launcher that starts the gitworker of this build, and a loop.
+struct Rig {
+  TempDir dir{"signaltty-gitrun"};
+  boost::asio::io_context io;
+  std::unique_ptr<Launcher> launcher;
+  std::unique_ptr<GitRunner> runner;
+  std::optional<Result<Json>> result;
+  Rig() {
+    ::signal(SIGPIPE, SIG_IGN);
+    LauncherConfig config{"/nonexistent/ptyhost", dir.path(), dir.path() + "/broker.sock", "", {},
+                          SIGNALTTY_GITWORKER};
+    auto started = Launcher::start(io, config);
+    EXPECT_TRUE(started.ok());
+    if (started.ok()) launcher = std::move(*started);
+    runner = std::make_unique<GitRunner>(io, *launcher);
+  }
+  Result<Json> run(GitJob job, std::chrono::seconds limit = std::chrono::seconds(20)) {
+    result.reset();
+    runner->run(std::move(job), [this](Result<Json> r) { result = std::move(r); });
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!result && std::chrono::steady_clock::now() < deadline) io.run_one_until(deadline);
+    if (!result) return Error{ErrorCode::Internal, "no answer in time"};
+    return std::move(*result);
+  }
+};
+
+GitJob status_job(const std::string& dir) {
+  GitJob job;
+  job.request.op = gw::Op::Status;
+  job.request.repo = dir;
+  job.read_dirs = {dir};
+  return job;
+}
+
+TEST(GitRunner, AStatusOutsideAnyRepositoryComesBackAsAnEmptyResult) {
+  Rig rig;
+  auto result = rig.run(status_job(rig.dir.path()));
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_FALSE(result->contains("root")) << result->dump();
+}
+
+TEST(GitRunner, TheDeadlineKillsTheWorkerAndAnswersTimeout) {
+  Rig rig;
+  GitJob job = status_job(rig.dir.path());
+  job.request.op = gw::Op::Stall;
+  job.request.stall_ms = 60000;
+  job.deadline = std::chrono::milliseconds(400);
+  const auto started = std::chrono::steady_clock::now();
+  auto result = rig.run(std::move(job));
+  const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::Timeout) << result.error().message;
+  // Well before the supervisor's own, later deadline: the broker killed it.
+  EXPECT_LT(took, std::chrono::milliseconds(400) + kGitSupervisorGrace);
+  // The runner is free for the next request.
+  EXPECT_TRUE(rig.run(status_job(rig.dir.path())).ok());
+}
+
+TEST(GitRunner, ASandboxThatCannotBeEnteredIsAnIoErrorSayingSo) {
+  Rig rig;
+  GitJob job = status_job(rig.dir.path());
+  job.read_dirs = {rig.dir.path() + "/does-not-exist"};
+  auto result = rig.run(std::move(job));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::IoError);
+  EXPECT_THAT(result.error().message, HasSubstr("sandbox unavailable"));
+}
+
+TEST(GitRunner, TheWorkersOwnErrorsKeepTheirCode) {
+  Rig rig;
+  GitJob job = status_job(rig.dir.path());
+  job.request.op = gw::Op::Diff;  // not a repository
+  auto result = rig.run(std::move(job));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::BadParams) << result.error().message;
+}
+
+TEST(GitRunner, ManyRequestsAtOnceAllAnswer) {
+  Rig rig;
+  int answered = 0, ok = 0;
+  for (int i = 0; i < 12; ++i)
+    rig.runner->run(status_job(rig.dir.path()), [&](Result<Json> r) {
+      ++answered;
+      ok += r.ok() ? 1 : 0;
+    });
+  EXPECT_LE(rig.runner->running(), kGitRunningMax);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (answered < 12 && std::chrono::steady_clock::now() < deadline) rig.io.run_one_until(deadline);
+  EXPECT_EQ(answered, 12);
+  EXPECT_EQ(ok, 12);
+}
+
+RunOutcome ended(ChildEnd end, std::string out = {}, std::string err = {}) {
+  RunOutcome outcome;
+  outcome.report.end = end;
+  outcome.out = std::move(out);
+  outcome.err = std::move(err);
+  return outcome;
+}
+
+TEST(GitWorkerEnd, ASigsysDeathIsReportedAsASandboxViolation) {
+  auto r = interpret_worker(ended({ChildEnd::Kind::Signaled, SIGSYS, ""}), false,
+                            std::chrono::seconds(8));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::IoError);
+  EXPECT_THAT(r.error().message, HasSubstr("sandbox violation"));
+}
+
+TEST(GitWorkerEnd, GarbageOrAnOversizedReplyIsAnIoErrorNeverAResult) {
+  const ChildEnd ok{ChildEnd::Kind::Exited, 0, ""};
+  for (const std::string& out : std::vector<std::string>{"", "not json", "{\"ok\":true}", "[1,2]", "{\"ok\":1}",
+                                std::string(200, '[')}) {
+    auto r = interpret_worker(ended(ok, out), false, std::chrono::seconds(8));
+    ASSERT_FALSE(r.ok()) << out;
+    EXPECT_EQ(r.error().code, ErrorCode::IoError) << out;
+  }
+  RunOutcome cut = ended(ok, "{\"ok\":true,\"result\":{}}");
+  cut.out_cut = true;
+  EXPECT_FALSE(interpret_worker(cut, false, std::chrono::seconds(8)).ok());
+  // An error code the protocol does not know becomes IO_ERROR.
+  auto unknown = interpret_worker(
+      ended(ok, R"({"ok":false,"error":{"code":"NOPE","message":"m"}})"), false,
+      std::chrono::seconds(8));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, ErrorCode::IoError);
+}
+
+TEST(GitWorkerEnd, ExitStatusesReadAsTheirMeaning) {
+  auto sandbox = interpret_worker(ended({ChildEnd::Kind::Exited, gw::kExitSandboxUnavailable, ""},
+                                        "", "landlock: no\n"),
+                                  false, std::chrono::seconds(8));
+  EXPECT_THAT(sandbox.error().message, HasSubstr("sandbox unavailable: landlock: no"));
+  auto timeout = interpret_worker(ended({ChildEnd::Kind::Signaled, SIGKILL, ""}), true,
+                                  std::chrono::seconds(8));
+  EXPECT_EQ(timeout.error().code, ErrorCode::Timeout);
+  EXPECT_THAT(timeout.error().message, HasSubstr("8s"));
+  RunOutcome none;
+  EXPECT_EQ(interpret_worker(none, false, std::chrono::seconds(8)).error().code, ErrorCode::IoError);
+}
+
+TEST(GitLaunchCodec, RoundTripsAndRefusesWhatTheChannelCannotCarry) {
+  GitLaunch launch{std::chrono::milliseconds(8000), {"/repo", "/repo with space/.git"}, {"/w"}};
+  EXPECT_EQ(decode_git_launch(encode_git_launch(launch)), launch);
+  for (const std::string& bad : std::vector<std::string>{"", "0\n", "-5\n", "x\n", "100\nr relative\n", "100\nq /x\n",
+                                "100\nr /x", "100\nr\n", std::string("100\nr /a\0b\n", 11)})
+    EXPECT_FALSE(decode_git_launch(bad).has_value()) << bad;
+  std::string many = "100\n";
+  for (std::size_t i = 0; i <= kGitMaxDirs; ++i) many += "r /d" + std::to_string(i) + "\n";
+  EXPECT_FALSE(decode_git_launch(many).has_value());
+  EXPECT_FALSE(is_passable_dir("/a\nb"));
+  EXPECT_FALSE(is_passable_dir("/" + std::string(kGitMaxPath, 'a')));
+  LaunchRequest request{7, {}, std::nullopt, launch};
+  auto decoded = decode_launch_request(encode_launch_request(request));
+  ASSERT_TRUE(decoded && decoded->git);
+  EXPECT_EQ(*decoded->git, launch);
+}
+
+TEST(RepoPaths, AMainCheckoutALinkedOneAndNoneAreToldApart) {
+  TempDir dir("signaltty-repopaths");
+  const std::string root = std::filesystem::canonical(dir.path()).string();
+  std::filesystem::create_directories(root + "/main/.git");
+  std::filesystem::create_directories(root + "/main/src/deep");
+  auto found = find_repo(root + "/main/src/deep");
+  ASSERT_TRUE(found.ok() && found->has_value());
+  EXPECT_EQ((*found)->root, root + "/main");
+  EXPECT_EQ((*found)->git_dir, root + "/main/.git");
+  EXPECT_EQ((*found)->common_dir, root + "/main/.git");
+
+  std::filesystem::create_directories(root + "/main/.git/worktrees/wt");
+  write_file(root + "/main/.git/worktrees/wt/commondir", "../..\n");
+  std::filesystem::create_directories(root + "/wt");
+  write_file(root + "/wt/.git", "gitdir: " + root + "/main/.git/worktrees/wt\n");
+  auto linked = find_repo(root + "/wt");
+  ASSERT_TRUE(linked.ok() && linked->has_value());
+  EXPECT_EQ((*linked)->git_dir, root + "/main/.git/worktrees/wt");
+  EXPECT_EQ((*linked)->common_dir, root + "/main/.git");
+
+  std::filesystem::create_directories(root + "/plain");
+  // A temp dir may itself sit in a checkout; only check that none is found
+  // below the test's own root.
+  auto none = find_repo(root + "/plain");
+  ASSERT_TRUE(none.ok());
+  if (none->has_value()) {
+    EXPECT_FALSE(path_within((*none)->root, root));
+  }
+  EXPECT_EQ(find_repo(root + "/missing").error().code, ErrorCode::BadParams);
+}
+
+TEST(RepoPaths, HostileGitFilesAreErrorsAndNeverBlock) {
+  TempDir dir("signaltty-repopaths");
+  const std::string root = std::filesystem::canonical(dir.path()).string();
+  for (const std::string& body : std::vector<std::string>{"garbage\n", "gitdir: \n", "gitdir: /nonexistent/x\n",
+                                 std::string(8192, 'a')}) {
+    std::filesystem::create_directories(root + "/r");
+    write_file(root + "/r/.git", body);
+    auto found = find_repo(root + "/r");
+    ASSERT_FALSE(found.ok()) << body.substr(0, 20);
+    EXPECT_EQ(found.error().code, ErrorCode::IoError);
+    std::filesystem::remove_all(root + "/r");
+  }
+  // A FIFO where `commondir` should be: refused without blocking.
+  std::filesystem::create_directories(root + "/f/.git");
+  ASSERT_EQ(::mkfifo((root + "/f/.git/commondir").c_str(), 0600), 0);
+  auto fifo = find_repo(root + "/f");
+  ASSERT_TRUE(fifo.ok());  // not a regular file: the git dir is its own common dir
+  EXPECT_EQ((*fifo)->common_dir, root + "/f/.git");
+}
+
+TEST(RepoPaths, PathWithinComparesWholeComponents) {
+  EXPECT_TRUE(path_within("/a/b", "/a"));
+  EXPECT_TRUE(path_within("/a", "/a"));
+  EXPECT_FALSE(path_within("/ab", "/a"));
+  EXPECT_TRUE(path_within("/x", "/"));
+}
+
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
+}  // namespace
+}  // namespace signaltty::broker::git

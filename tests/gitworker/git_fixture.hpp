@@ -1,0 +1,153 @@
+// tests/gitworker/git_fixture.hpp: real repositories for the gitworker
+// tests, built in a fresh temp dir with the git CLI (tests only: the
+// product never runs git), and the worker program run as the broker runs
+// it: request on stdin, reply on stdout.
+// Runs in: the gitworker tests.
+#pragma once
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../broker/temp_dir.hpp"
+
+namespace signaltty::gitworker::testing {
+
+using broker::testing::read_file;
+using broker::testing::TempDir;
+using broker::testing::write_file;
+
+struct Run {
+  int status = -1;  // as waitpid reports it
+  std::string out;
+  std::string err;
+  bool exited_with(int code) const { return WIFEXITED(status) && WEXITSTATUS(status) == code; }
+  bool killed_by(int signo) const { return WIFSIGNALED(status) && WTERMSIG(status) == signo; }
+};
+
+// Runs argv (argv[0] a path) in `cwd` with `input` on stdin; collects
+// stdout and stderr. A fixed environment: no user or system git config, a
+// fixed identity and dates, so every test sees the same git.
+inline Run run_program(const std::vector<std::string>& argv, const std::string& cwd,
+                       const std::string& input = {}) {
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe2");
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork");
+  if (pid == 0) {
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    static const char* env[] = {"PATH=/usr/bin:/bin",
+                                "HOME=/nonexistent",
+                                "GIT_CONFIG_NOSYSTEM=1",
+                                "GIT_CONFIG_GLOBAL=/dev/null",
+                                "GIT_AUTHOR_NAME=Test",
+                                "GIT_AUTHOR_EMAIL=test@example.invalid",
+                                "GIT_COMMITTER_NAME=Test",
+                                "GIT_COMMITTER_EMAIL=test@example.invalid",
+                                "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z",
+                                "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
+                                "LC_ALL=C",
+                                nullptr};
+    ::execve(args[0], args.data(), const_cast<char**>(env));
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  Run run;
+  std::size_t written = 0;
+  int in_fd = in[1];
+  if (input.empty()) {
+    ::close(in_fd);
+    in_fd = -1;
+  }
+  ::fcntl(out[0], F_SETFL, O_NONBLOCK);
+  ::fcntl(err[0], F_SETFL, O_NONBLOCK);
+  if (in_fd >= 0) ::fcntl(in_fd, F_SETFL, O_NONBLOCK);
+  bool out_open = true, err_open = true;
+  while (out_open || err_open) {
+    pollfd fds[3] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}, {in_fd, POLLOUT, 0}};
+    ::poll(fds, in_fd >= 0 ? 3 : 2, -1);
+    char buf[65536];
+    for (int i = 0; i < 2; ++i) {
+      bool& open = i == 0 ? out_open : err_open;
+      if (!open || fds[i].revents == 0) continue;
+      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0)
+        (i == 0 ? run.out : run.err).append(buf, static_cast<std::size_t>(n));
+      else if (n == 0 || errno != EAGAIN)
+        open = false;
+    }
+    if (in_fd >= 0 && fds[2].revents != 0) {
+      const ssize_t n = ::write(in_fd, input.data() + written, input.size() - written);
+      if (n > 0) written += static_cast<std::size_t>(n);
+      if (n < 0 || written == input.size()) {
+        ::close(in_fd);
+        in_fd = -1;
+      }
+    }
+  }
+  if (in_fd >= 0) ::close(in_fd);
+  ::close(out[0]);
+  ::close(err[0]);
+  while (::waitpid(pid, &run.status, 0) < 0 && errno == EINTR) {
+  }
+  return run;
+}
+
+// git with `args` in `dir`; throws (a test failure) when git fails.
+inline std::string git(const std::string& dir, std::initializer_list<std::string> args) {
+  std::vector<std::string> argv{SIGNALTTY_GIT_PROGRAM};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Run run = run_program(argv, dir);
+  if (!run.exited_with(0)) {
+    std::string cmd;
+    for (const auto& a : argv) cmd += a + " ";
+    throw std::runtime_error(cmd + "failed: " + run.err);
+  }
+  return run.out;
+}
+
+// A fresh repository with one commit of `README` on branch main, in its
+// own temp dir; root() is the checkout.
+class GitRepo {
+ public:
+  GitRepo() : dir_("signaltty-gitrepo") {
+    testing::git(dir_.path(), {"init", "-q", "-b", "main", "."});
+    write("README", "hello\n");
+    commit_all("initial");
+  }
+  const std::string& root() const { return dir_.path(); }
+  std::string path(const std::string& rel) const { return dir_.path() + "/" + rel; }
+  void write(const std::string& rel, std::string_view text) const {
+    const std::string full = path(rel);
+    const auto slash = full.rfind('/');
+    std::filesystem::create_directories(full.substr(0, slash));
+    write_file(full, text);
+  }
+  std::string git(std::initializer_list<std::string> args) const {
+    return testing::git(dir_.path(), args);
+  }
+  void commit_all(const std::string& message) const {
+    git({"add", "-A"});
+    git({"commit", "-q", "--allow-empty", "-m", message});
+  }
+
+ private:
+  TempDir dir_;
+};
+
+}  // namespace signaltty::gitworker::testing
