@@ -47,7 +47,9 @@ Result<std::unique_ptr<Launcher>> Launcher::start(boost::asio::io_context& io,
 }
 
 Launcher::Launcher(boost::asio::io_context& io, UniqueFd channel, pid_t launcher_pid)
-    : io_(io), channel_(io, channel.release()), pid_(launcher_pid) {}
+    : io_(io), channel_(io, channel.release()), pid_(launcher_pid) {
+  await_replies();
+}
 
 Launcher::~Launcher() {
   pending_.clear();
@@ -86,6 +88,12 @@ void Launcher::run_git(const git::GitLaunch& launch, ChildPipes pipes, LaunchDon
 void Launcher::send_request(const std::string& message, std::span<const int> fds,
                             std::string what, LaunchDone done) {
   const std::uint64_t id = next_id_++;
+  if (gone_) {
+    Error e = gone_error();
+    e.message = what + ": " + e.message;
+    boost::asio::post(io_, [done = std::move(done), e = std::move(e)] { done(e); });
+    return;
+  }
   if (send_with_fds(channel_.native_handle(), message, fds, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
     Error e = Error::from_errno(ErrorCode::SpawnFailed, "send", errno, "launcher");
     e.message = what + ": " + e.message;
@@ -100,8 +108,10 @@ void Launcher::send_request(const std::string& message, std::span<const int> fds
   await_replies();
 }
 
+// Always reading, idle or not: a launcher that dies between requests is
+// noticed (and logged) at once, not at the next pane, hook or git request.
 void Launcher::await_replies() {
-  if (reading_ || pending_.empty()) return;
+  if (reading_ || gone_) return;
   reading_ = true;
   channel_.async_wait(boost::asio::posix::descriptor_base::wait_read,
                       [this](const boost::system::error_code& ec) {
@@ -117,7 +127,7 @@ void Launcher::on_readable() {
     const ssize_t n = ::recv(channel_.native_handle(), buf.data(), buf.size(), MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    if (n <= 0) return fail_all(Error{ErrorCode::SpawnFailed, "the launcher is gone"});
+    if (n <= 0) return lost();
     auto reply = decode_launch_reply(std::string_view(buf.data(), static_cast<std::size_t>(n)));
     if (!reply) {
       log::warn("launcher: malformed reply dropped");
@@ -139,6 +149,19 @@ void Launcher::finish(std::uint64_t id, Result<pid_t> outcome) {
     outcome = Error{ErrorCode::SpawnFailed, it->second.what + ": " + outcome.error().message};
   pending_.erase(it);
   done(std::move(outcome));
+}
+
+void Launcher::lost() {
+  gone_ = true;
+  log::error("the launcher (pid " + std::to_string(pid_) +
+             ") is gone: panes, plugin hooks and git requests cannot start until the broker "
+             "restarts (running panes are not affected)");
+  fail_all(gone_error());
+}
+
+Error Launcher::gone_error() {
+  return Error{ErrorCode::SpawnFailed,
+               "the launcher is gone; restart the broker to start panes, hooks or git workers"};
 }
 
 void Launcher::fail_all(const Error& error) {

@@ -107,6 +107,8 @@ class Launcher {
   void on_readable();
   void finish(std::uint64_t id, Result<pid_t> outcome);
   void fail_all(const Error& error);
+  void lost();
+  static Error gone_error();
 
   boost::asio::io_context& io_;
   boost::asio::posix::stream_descriptor channel_;
@@ -114,6 +116,7 @@ class Launcher {
   std::uint64_t next_id_ = 1;
   std::map<std::uint64_t, Pending> pending_;
   bool reading_ = false;
+  bool gone_ = false;  // its channel reached EOF: nothing can be started any more
 };
 
 // The path of signaltty-ptyhost beside the running executable.

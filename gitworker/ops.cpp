@@ -2,7 +2,10 @@
 // Runs in: gitworker.
 #include "gitworker/ops.hpp"
 
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 namespace signaltty::gitworker {
 namespace {
@@ -48,6 +51,14 @@ Result<protocol::Json> run_op(const gw::Request& request) {
     }
 #else
       return bad_params("stall is a test-build op");
+#endif
+    case gw::Op::Violate:
+#ifdef SIGNALTTY_GITWORKER_TEST_OPS
+      // Test builds only: the filter kills the worker here (SIGSYS).
+      ::syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
+      return bad_params("the sandbox let a socket through");
+#else
+      return bad_params("violate is a test-build op");
 #endif
   }
   return bad_params("unknown op");

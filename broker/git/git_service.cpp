@@ -105,17 +105,15 @@ void GitService::refresh_later(const std::string& workspace_id) {
   });
 }
 
-bool GitService::reserve(const std::string& path) {
-  for (const auto& held : reserved_)
+bool PathReservations::reserve(const std::string& path) {
+  for (const auto& held : held_)
     if (path_within(path, held) || path_within(held, path)) return false;
-  reserved_.insert(path);
+  held_.insert(path);
   return true;
 }
 
-void GitService::release(const std::string& path) { reserved_.erase(path); }
-
-bool GitService::is_reserved(const std::string& path) const {
-  for (const auto& held : reserved_)
+bool PathReservations::covers(const std::string& path) const {
+  for (const auto& held : held_)
     if (path_within(path, held)) return true;
   return false;
 }

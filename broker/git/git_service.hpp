@@ -42,6 +42,19 @@ struct TurnBaseline {
   std::string error;                // why there is none
 };
 
+// Checkout paths being created or removed. reserve() is false when `path`
+// overlaps (is, contains or lies in) one already held; covers() is true for
+// a path in one.
+class PathReservations {
+ public:
+  bool reserve(const std::string& path);
+  void release(const std::string& path) { held_.erase(path); }
+  bool covers(const std::string& path) const;
+
+ private:
+  std::set<std::string> held_;
+};
+
 class GitService {
  public:
   GitService(boost::asio::io_context& io, Launcher& launcher, Store& store, EventPipeline& pipeline);
@@ -63,9 +76,9 @@ class GitService {
   // Checkout paths being created or removed: workspace.create and
   // pane.spawn refuse a cwd inside one. reserve() is false when `path`
   // overlaps one already reserved.
-  bool reserve(const std::string& path);
-  void release(const std::string& path);
-  bool is_reserved(const std::string& path) const;
+  bool reserve(const std::string& path) { return reserved_.reserve(path); }
+  void release(const std::string& path) { reserved_.release(path); }
+  bool is_reserved(const std::string& path) const { return reserved_.covers(path); }
 
  private:
   void start_turn(const std::string& workspace_id, const std::string& pane_id,
@@ -76,7 +89,7 @@ class GitService {
   GitRunner runner_;
   std::map<std::string, TurnBaseline> baselines_;
   std::map<std::string, std::uint64_t> turn_generation_;  // the newest capture per workspace
-  std::set<std::string> reserved_;
+  PathReservations reserved_;
 };
 
 // The workspace git fields of a status result.

@@ -16,6 +16,7 @@
 #include "broker/detector.hpp"
 #include "broker/event_pipeline.hpp"
 #include "broker/handle.hpp"
+#include "broker/git/git_service.hpp"
 #include "broker/handlers.hpp"
 #include "broker/pane_resume.hpp"
 #include "broker/snapshot_store.hpp"
@@ -103,6 +104,8 @@ std::map<std::string, std::string> config_env_of(const std::map<std::string, std
 Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
   if (in.argv.empty() || in.argv.front().empty()) return field_error("argv", "must not be empty");
   SIGNALTTY_RETURN_IF_ERROR(check_directory(in.cwd));
+  if (services.git.is_reserved(git::canonical(in.cwd).value_or(in.cwd)))
+    return field_error("cwd", "'" + in.cwd + "' is a checkout being created or removed");
   in.argv.front() = anchored_program(in.argv.front(), in.cwd);
   PaneDraft d;
   p::Pane& pane = d.pane;

@@ -4,6 +4,7 @@
 #include <csignal>
 
 #include "broker/close_panes.hpp"
+#include "broker/git/git_service.hpp"
 #include "broker/handlers.hpp"
 #include "broker/store.hpp"
 
@@ -11,6 +12,9 @@ namespace signaltty::broker {
 
 Result<p::WorkspaceResult> handle(p::WorkspaceCreate, Ctx& ctx,
                                   p::WorkspaceCreateParams&& params) {
+  // A checkout being created or removed by worktree.* takes no workspace.
+  if (params.cwd && ctx.services.git.is_reserved(git::canonical(*params.cwd).value_or(*params.cwd)))
+    return bad_params("cwd '" + *params.cwd + "' is a checkout being created or removed");
   SIGNALTTY_TRY(p::Workspace ws, ctx.services.store.create_workspace(
                                      ctx.txn, std::move(params.name), std::move(params.cwd),
                                      params.auto_resume));

@@ -52,6 +52,7 @@ enum class Op {
   WorktreeAdd,     // new checkout at `path` on new branch `branch` at HEAD
   WorktreeRemove,  // remove the clean, unlocked linked checkout at `path`
   Stall,           // test builds only: wait `stall_ms` before answering
+  Violate,         // test builds only: make a call the sandbox forbids
 };
 
 }  // namespace signaltty::protocol::gitworker
@@ -59,7 +60,7 @@ enum class Op {
 namespace signaltty::protocol {
 template <>
 struct EnumNames<gitworker::Op> {
-  static constexpr std::array<std::pair<gitworker::Op, std::string_view>, 8> names{{
+  static constexpr std::array<std::pair<gitworker::Op, std::string_view>, 9> names{{
       {gitworker::Op::Status, "status"},
       {gitworker::Op::Diff, "diff"},
       {gitworker::Op::FileDiff, "file_diff"},
@@ -68,6 +69,7 @@ struct EnumNames<gitworker::Op> {
       {gitworker::Op::WorktreeAdd, "worktree_add"},
       {gitworker::Op::WorktreeRemove, "worktree_remove"},
       {gitworker::Op::Stall, "stall"},
+      {gitworker::Op::Violate, "violate"},
   }};
 };
 }  // namespace signaltty::protocol

@@ -17,10 +17,12 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 
 #include "broker/git/git_launch.hpp"
+#include "broker/git/git_service.hpp"
 #include "broker/git/repo_paths.hpp"
 #include "broker/launcher.hpp"
 #include "broker/launcher_process.hpp"
@@ -77,9 +79,24 @@ TEST(GitRunner, AStatusOutsideAnyRepositoryComesBackAsAnEmptyResult) {
   EXPECT_FALSE(result->contains("root")) << result->dump();
 }
 
+// Processes whose command line names `marker` (the test's own directory):
+// the workers this test started, and nobody else's.
+std::vector<pid_t> processes_naming(const std::string& marker) {
+  std::vector<pid_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = signaltty::broker::testing::read_file(entry.path().string() + "/cmdline");
+    if (cmdline.find(marker) != std::string::npos) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
 TEST(GitRunner, TheDeadlineKillsTheWorkerAndAnswersTimeout) {
   Rig rig;
-  GitJob job = status_job(rig.dir.path());
+  const std::string marker = rig.dir.path() + "/stall-here";
+  std::filesystem::create_directories(marker);
+  GitJob job = status_job(marker);
   job.request.op = gw::Op::Stall;
   job.request.stall_ms = 60000;
   job.deadline = std::chrono::milliseconds(400);
@@ -90,6 +107,8 @@ TEST(GitRunner, TheDeadlineKillsTheWorkerAndAnswersTimeout) {
   EXPECT_EQ(result.error().code, ErrorCode::Timeout) << result.error().message;
   // Well before the supervisor's own, later deadline: the broker killed it.
   EXPECT_LT(took, std::chrono::milliseconds(400) + kGitSupervisorGrace);
+  // Killed and reaped: no process with the worker's command line is left.
+  EXPECT_TRUE(processes_naming(marker).empty());
   // The runner is free for the next request.
   EXPECT_TRUE(rig.run(status_job(rig.dir.path())).ok());
 }
@@ -102,6 +121,19 @@ TEST(GitRunner, ASandboxThatCannotBeEnteredIsAnIoErrorSayingSo) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error().code, ErrorCode::IoError);
   EXPECT_THAT(result.error().message, HasSubstr("sandbox unavailable"));
+}
+
+TEST(GitRunner, AForbiddenCallKillsTheWorkerAndIsReportedAsASandboxViolation) {
+#if defined(__SANITIZE_ADDRESS__) || defined(SIGNALTTY_SANITIZE)
+  GTEST_SKIP() << "sanitizer build: the seccomp filter logs instead of killing";
+#endif
+  Rig rig;
+  GitJob job = status_job(rig.dir.path());
+  job.request.op = gw::Op::Violate;
+  auto result = rig.run(std::move(job));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::IoError);
+  EXPECT_THAT(result.error().message, HasSubstr("sandbox violation"));
 }
 
 TEST(GitRunner, TheWorkersOwnErrorsKeepTheirCode) {
@@ -242,6 +274,20 @@ TEST(RepoPaths, HostileGitFilesAreErrorsAndNeverBlock) {
   auto fifo = find_repo(root + "/f");
   ASSERT_TRUE(fifo.ok());  // not a regular file: the git dir is its own common dir
   EXPECT_EQ((*fifo)->common_dir, root + "/f/.git");
+}
+
+TEST(PathReservations, OverlappingCheckoutsCannotBothBeHeld) {
+  PathReservations held;
+  EXPECT_TRUE(held.reserve("/w/a"));
+  EXPECT_FALSE(held.reserve("/w/a"));
+  EXPECT_FALSE(held.reserve("/w/a/sub"));  // inside one held
+  EXPECT_FALSE(held.reserve("/w"));        // holding one
+  EXPECT_TRUE(held.reserve("/w/ab"));      // a sibling sharing a prefix
+  EXPECT_TRUE(held.covers("/w/a/deep/dir"));
+  EXPECT_FALSE(held.covers("/w/abc"));
+  held.release("/w/a");
+  EXPECT_FALSE(held.covers("/w/a/deep/dir"));
+  EXPECT_TRUE(held.reserve("/w/a"));
 }
 
 TEST(RepoPaths, PathWithinComparesWholeComponents) {

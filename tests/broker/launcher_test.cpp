@@ -108,6 +108,24 @@ TEST(LauncherClient, LauncherGoneFailsEveryPendingLaunch) {
   EXPECT_EQ(outcomes.at(b).error().code, ErrorCode::SpawnFailed);
 }
 
+TEST(LauncherClient, ALauncherLostWhileIdleIsNoticedAndLaterLaunchesFailAtOnce) {
+  boost::asio::io_context io;
+  FakeLauncher fake;
+  Launcher launcher(io, std::move(fake.ours), -1);
+  fake.theirs.reset();  // dies with nothing pending
+  // Noticed without a request: the loop has the EOF to handle.
+  EXPECT_GT(io.run_one_for(std::chrono::seconds(5)), 0u);
+  io.restart();  // out of work once the EOF was handled
+  Outcomes outcomes;
+  const std::string a = new_id("pane");
+  launcher.launch(a, record(outcomes, a));
+  run_until(io, outcomes, 1);
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes.at(a).error().code, ErrorCode::SpawnFailed);
+  EXPECT_NE(outcomes.at(a).error().message.find("restart the broker"), std::string::npos)
+      << outcomes.at(a).error().message;
+}
+
 // A stand-in for signaltty-ptyhost that stays up, its argv visible in
 // /proc/<pid>/cmdline.
 std::string write_stand_in(const std::string& dir) {

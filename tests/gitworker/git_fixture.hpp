@@ -10,12 +10,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "../broker/temp_dir.hpp"
+#include "common/protocol/gitworker_wire.hpp"
+#include "common/protocol/json_parse.hpp"
 
 namespace signaltty::gitworker::testing {
 
@@ -149,5 +153,38 @@ class GitRepo {
  private:
   TempDir dir_;
 };
+
+// ---- the worker program, confined -------------------------------------------
+
+// One run of the real program: its wait status and streams, the Reply its
+// stdout decoded to (nullopt when it did not), and how long it took.
+struct WorkerRun {
+  Run run;
+  std::optional<protocol::gitworker::Reply> reply;
+  double seconds = 0;
+};
+
+// `signaltty-gitworker <dir_args...>` in cwd "/" as the launcher starts it,
+// `request` on stdin. dir_args: "--read", DIR, "--write", DIR, ...
+inline WorkerRun run_gitworker(const std::vector<std::string>& dir_args,
+                               const protocol::gitworker::Request& request) {
+  std::vector<std::string> argv{SIGNALTTY_GITWORKER};
+  argv.insert(argv.end(), dir_args.begin(), dir_args.end());
+  WorkerRun worker;
+  const auto start = std::chrono::steady_clock::now();
+  worker.run = run_program(argv, "/", protocol::encode(request).dump());
+  worker.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (auto doc = protocol::parse_json(worker.run.out); doc.ok())
+    if (auto reply = protocol::decode<protocol::gitworker::Reply>(*doc); reply.ok())
+      worker.reply = std::move(*reply);
+  return worker;
+}
+
+// A wait status as words, for failure messages.
+inline std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "status " + std::to_string(status);
+}
 
 }  // namespace signaltty::gitworker::testing
