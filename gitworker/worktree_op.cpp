@@ -255,11 +255,19 @@ Result<gw::PathResult> worktree_add(const gw::Request& request) {
   GitPtr<git_worktree> wt;
   if (git_worktree_add(out(wt), repo.get(), name.c_str(), path.c_str(), &opts) < 0) {
     Error error = git_failure("adding worktree " + path);
-    // Not registered: the new branch is ours to take back. Registered: it
-    // is listed with its branch, for the caller to remove.
+    // Everything this call made is taken back, as git's own `worktree add`
+    // does: a checkout that failed half way (a tree entry git refuses to
+    // write) leaves no directory, registration or branch. The path did not
+    // exist before (check_new_checkout_path), so removing it removes ours.
     GitPtr<git_worktree> registered;
-    if (git_worktree_lookup(out(registered), repo.get(), name.c_str()) < 0)
-      git_branch_delete(ref.get());
+    if (git_worktree_lookup(out(registered), repo.get(), name.c_str()) == 0) {
+      git_worktree_prune_options prune = GIT_WORKTREE_PRUNE_OPTIONS_INIT;
+      prune.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_WORKING_TREE |
+                    GIT_WORKTREE_PRUNE_LOCKED;
+      if (git_worktree_prune(registered.get(), &prune) < 0 || exists_no_follow(path))
+        error.message += "; the partial checkout at " + path + " could not be removed";
+    }
+    git_branch_delete(ref.get());
     return error;
   }
   return gw::PathResult{trimmed(git_worktree_path(wt.get()))};

@@ -14,6 +14,8 @@
 #           broker, launcher, supervisor and worker;
 #   cli     `signaltty status --json` on the same broker: the CLI's own
 #           start and a trivial round trip, the floor inside `broker`.
+#   start   the worker given a request with no valid op: exec, libraries,
+#           libgit2 init and sandbox, then exit 2: the floor inside `worker`.
 # Prints the median of each after the warmups and its ratio to git, and
 # PASS/FAIL for worker and broker against the goal (at most 1.5x git).
 # The figures are one run on one machine: compare the ratios.
@@ -101,6 +103,7 @@ handle=$(printf '%s' "$created" | grep -o '"id":"[^"]*"' | head -n1 | cut -d'"' 
 # ---- correctness, once -------------------------------------------------------
 
 printf '{"op":"diff","repo":"%s"}' "$repo" >"$root/request.json"
+printf '{"op":"none"}' >"$root/bad_request.json"
 # As the launcher starts it: empty environment, cwd /. One fork and one
 # exec, as each git command costs.
 run_worker() {
@@ -128,8 +131,13 @@ time_git() {
 time_worker() { run_worker >/dev/null; }
 time_broker() { "$cli" --socket "$socket" workspace diff "$handle" --json >/dev/null; }
 time_cli() { "$cli" --socket "$socket" status --json >/dev/null; }
+time_start() {
+  local rc=0
+  (cd / && exec -c "$worker" --read "$repo" --read "$repo/.git") <"$root/bad_request.json" &>/dev/null || rc=$?
+  ((rc == 2))
+}
 
-names=(git worker broker cli)
+names=(git worker broker cli start)
 declare -A series
 for name in "${names[@]}"; do series[$name]=; done
 for ((s = 0; s < warmups + samples; s++)); do
@@ -161,3 +169,4 @@ row "git diff --numstat HEAD + git status --porcelain" git no
 row "signaltty-gitworker alone (spawn, sandbox, diff)" worker yes
 row "signaltty workspace diff --json (CLI, broker, worker)" broker yes
 row "signaltty status --json (CLI start + round trip)" cli no
+row "signaltty-gitworker, bad request (start + sandbox)" start no
