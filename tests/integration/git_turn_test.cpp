@@ -115,6 +115,28 @@ TEST_F(GitTurns, AWorkingTurnCapturesTheCheckoutAndTurnDiffsShowOnlyLaterChanges
   EXPECT_EQ(again["files"].size(), 2u);
 }
 
+TEST_F(GitTurns, AFailedCaptureStillStartsTheTurnAndTurnReadsReportIt) {
+  start();
+  const std::string dir = repo();
+  write(dir + "/.git/index", "not an index at all");  // the capture cannot read it
+  Client client = connect();
+  Client events = connect();
+  events.call("subscribe", {{"events", Json::array({"workspace.turn_started"})}});
+  const Json ws = client.call("workspace.create", {{"name", "r"}, {"cwd", dir}})["workspace"];
+  const std::string pane = spawn(client, ws["id"], {"cat"})["id"];
+  report(client, pane, "UserPromptSubmit");
+  const Json turn = next_turn(events);
+  EXPECT_EQ(turn["pane_id"], pane);
+  const Json diff =
+      client.call_error("workspace.diff", {{"workspace_id", ws["id"]}, {"scope", "turn"}});
+  EXPECT_EQ(diff["code"], "IO_ERROR");
+  EXPECT_NE(diff["message"].get<std::string>().find("could not be captured"), std::string::npos)
+      << diff.dump();
+  const Json file = client.call_error(
+      "workspace.file_diff", {{"workspace_id", ws["id"]}, {"path", "a.txt"}, {"scope", "turn"}});
+  EXPECT_EQ(file["code"], "IO_ERROR");
+}
+
 TEST_F(GitTurns, AWorkspaceOutsideAnyRepositoryHasNoTurn) {
   start();
   Client client = connect();
