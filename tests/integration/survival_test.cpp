@@ -186,14 +186,20 @@ TEST_F(Survival, ChildExitWhileNoBrokerRunsIsReportedWithItsRealStatus) {
   ASSERT_TRUE(wait_gone(killed["pid"].get<pid_t>()));
   start();
   client = connect();
-  Json a = get_pane(client, coded["id"]);
+  // The ptyhost reaps its child and records the status on its own loop; a
+  // broker adopting it meanwhile learns the exit as an event just after.
+  Json a, b;
+  EXPECT_TRUE(wait_until([&] {
+    a = get_pane(client, coded["id"]);
+    b = get_pane(client, killed["id"]);
+    return a["live"]["state"] == "exited" && b["live"]["state"] == "exited";
+  }));
   EXPECT_EQ(a["live"]["state"], "exited");
   EXPECT_EQ(a["live"]["code"], 7);
   EXPECT_EQ(a["exit_code"], 7);
   EXPECT_TRUE(a["exit_signal"].is_null());
   EXPECT_EQ(a["restore_state"], "EXITED");
   EXPECT_EQ(a["lifecycle"], "exited");
-  Json b = get_pane(client, killed["id"]);
   EXPECT_TRUE(b["exit_code"].is_null());
   EXPECT_EQ(b["exit_signal"], "KILL");
 }
