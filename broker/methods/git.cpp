@@ -274,8 +274,8 @@ void handle(p::WorktreeOpen, Ctx& ctx, p::WorktreeOpenParams&& params,
       });
 }
 
-// PANES_ALIVE when a pane works in the checkout; BAD_PARAMS when a
-// workspace is still open on it.
+// PANES_ALIVE when a live pane works in the checkout (its workspace's cwd
+// or its own is inside it); BAD_PARAMS when a workspace is still open on it.
 Status checkout_unused(const Store& store, const std::string& path) {
   std::vector<std::string> panes;
   std::optional<std::string> open;
@@ -283,6 +283,7 @@ Status checkout_unused(const Store& store, const std::string& path) {
     const auto cwd = git::canonical(ws.cwd);
     if (cwd && git::path_within(*cwd, path)) open = ws.id;
     for (const auto& pane : store.panes_of_workspace(ws)) {
+      if (pane.live.state != "live") continue;  // an exited pane keeps nothing open
       const auto pane_cwd = git::canonical(pane.cwd);
       if ((cwd && git::path_within(*cwd, path)) || (pane_cwd && git::path_within(*pane_cwd, path)))
         panes.push_back(pane.id);

@@ -627,6 +627,28 @@ TEST_F(GitMethods, AHostileRepositoryNeverGetsAFilterHookOrMonitorRun) {
   ::unlink(tmp_marker.c_str());
 }
 
+// A live pane working in a checkout keeps it: PANES_ALIVE naming the pane;
+// once the pane is closed the checkout can go.
+TEST_F(GitMethods, RemoveRefusesACheckoutALivePaneWorksIn) {
+  const std::string repo = make_repo("repo");
+  const std::string source = open_workspace(repo)["id"];
+  const std::string wt = canonical(dirs_.scratch("")) + "/wt-busy";
+  const Json created = client().call(
+      "worktree.create", {{"workspace_id", source}, {"path", wt}, {"branch", "busy"}});
+  client().call("workspace.close", {{"workspace_id", created["workspace"]["id"]}});
+  // The pane lives in the source workspace; only its cwd is in the checkout.
+  const Json pane = client().call(
+      "pane.spawn", {{"workspace_id", source}, {"argv", {"cat"}}, {"cwd", wt}})["pane"];
+  const Json refused = client().call_error("worktree.remove", {{"workspace_id", source}, {"path", wt}});
+  EXPECT_EQ(refused["code"], "PANES_ALIVE") << refused.dump();
+  EXPECT_EQ(refused["details"]["pane_ids"], Json::array({pane["id"]})) << refused.dump();
+  EXPECT_TRUE(std::filesystem::exists(wt));
+  client().call("pane.close", {{"pane_id", pane["id"]}});
+  const Json removed = client().call("worktree.remove", {{"workspace_id", source}, {"path", wt}});
+  EXPECT_EQ(removed["removed"], true);
+  EXPECT_FALSE(std::filesystem::exists(wt));
+}
+
 }  // namespace SIGNALTTY_UNITY_ID
 using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
