@@ -107,7 +107,9 @@ int main(int argc, char** argv) {
     reply.result = std::move(*result);
   } else {
     reply.error = gw::ReplyError{std::string(signaltty::wire_name(result.error().code)),
-                                 result.error().message};
+                                 result.error().message, std::nullopt};
+    if (result.error().details.is_object() && !result.error().details.empty())
+      reply.error->details = result.error().details;
   }
   const std::string out = signaltty::protocol::encode(reply).dump(
       -1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -39,6 +39,13 @@ Result<protocol::Json> run_op(const gw::Request& request) {
     case gw::Op::WorktreeRemove:
       if (!request.path) return needs("worktree_remove", "path");
       return encoded(worktree_remove(request));
+    case gw::Op::MergePreview:
+      if (!request.branch || !request.source) return needs("merge_preview", "branch and source");
+      return encoded(merge_preview(request));
+    case gw::Op::Merge:
+      if (!request.source || !request.expect_head) return needs("merge", "source and expect_head");
+      return encoded(merge_commit(request));
+    case gw::Op::MergeRestore: return encoded(merge_restore(request));
     case gw::Op::Stall:
 #ifdef SIGNALTTY_GITWORKER_TEST_OPS
     {

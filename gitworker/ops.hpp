@@ -3,7 +3,8 @@
 // run them in-process against real repositories.
 // Runs in: gitworker, after it has entered its sandbox. Never: writes
 // outside the repository's object store except where the op says so
-// (worktree_add, worktree_remove), or touches the index file.
+// (worktree_add, worktree_remove, merge, merge_restore), or touches the
+// index file (except merge and merge_restore, as a checkout does).
 #pragma once
 
 #include "common/errors.hpp"
@@ -31,5 +32,9 @@ Result<gw::CaptureResult> capture_tree(const gw::Request& request);
 Result<gw::WorktreeListResult> worktree_list(const gw::Request& request);
 Result<gw::PathResult> worktree_add(const gw::Request& request);
 Result<gw::PathResult> worktree_remove(const gw::Request& request);
+// merge_preview, merge, merge_restore: docs/gitworker.md "Merge".
+Result<gw::MergePreviewResult> merge_preview(const gw::Request& request);
+Result<gw::MergeResult> merge_commit(const gw::Request& request);
+Result<gw::MergeResult> merge_restore(const gw::Request& request);
 
 }  // namespace signaltty::gitworker

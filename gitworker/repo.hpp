@@ -44,6 +44,7 @@ SIGNALTTY_GIT_FREE(git_status_list, git_status_list_free);
 SIGNALTTY_GIT_FREE(git_worktree, git_worktree_free);
 SIGNALTTY_GIT_FREE(git_config, git_config_free);
 SIGNALTTY_GIT_FREE(git_odb, git_odb_free);
+SIGNALTTY_GIT_FREE(git_signature, git_signature_free);
 #undef SIGNALTTY_GIT_FREE
 
 template <class T>

@@ -205,6 +205,8 @@ constexpr Call kAllowed[] = {
     {"rename", "libgit2's rename where link() fails: replacing a file (packed-refs, a ref)"},
     {"symlink", "worktree_add: a symlink entry in the checkout"},
     {"utimensat", "freshening an object that already exists"},
+    {"fsync", "merge: its marker is on disk before the checkout is written; core.fsync settings"},
+    {"fdatasync", "core.fsync settings of the repository"},
     {"geteuid", "libgit2's repository ownership check"},
     {"brk", "heap"},
     {"munmap", "heap, pack windows"},

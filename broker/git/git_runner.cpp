@@ -57,7 +57,10 @@ Result<protocol::Json> decode_reply(const std::string& out) {
   if (reply->ok && reply->result) return std::move(*reply->result);
   if (!reply->ok && reply->error) {
     const auto code = error_code_from_wire(reply->error->code);
-    return Error{code.value_or(ErrorCode::IoError), reply->error->message};
+    Error error{code.value_or(ErrorCode::IoError), reply->error->message};
+    if (reply->error->details && reply->error->details->is_object())
+      error.details = std::move(*reply->error->details);
+    return error;
   }
   return Error{ErrorCode::IoError, "the gitworker's reply has neither result nor error"};
 }

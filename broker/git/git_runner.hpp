@@ -42,6 +42,9 @@ inline constexpr std::chrono::milliseconds kFileDiffDeadline{8000};
 inline constexpr std::chrono::milliseconds kReadDeadline{30000};
 inline constexpr std::chrono::milliseconds kCaptureDeadline{20000};
 inline constexpr std::chrono::milliseconds kWorktreeDeadline{60000};
+// A merge's default; SIGNALTTY_MERGE_TIMEOUT_MS sets it (broker/git/git_merge.hpp).
+inline constexpr std::chrono::milliseconds kMergeDeadline{120000};
+inline constexpr std::chrono::milliseconds kMergeRestoreDeadline{60000};
 
 inline constexpr std::size_t kGitRunningMax = 4;
 inline constexpr std::size_t kGitQueuedMax = 64;
@@ -69,6 +72,7 @@ class GitRunner {
   void run(GitJob job, Done done);
 
   std::size_t running() const { return running_; }
+  boost::asio::io_context& io() { return io_; }
 
  private:
   struct Waiting {

@@ -3,6 +3,8 @@
 // Runs in: broker (io thread).
 #include "broker/git/git_service.hpp"
 
+#include <cstdlib>
+
 #include "broker/event_pipeline.hpp"
 #include "broker/git/git_launch.hpp"
 #include "broker/store.hpp"
@@ -22,9 +24,12 @@ protocol::WorkspaceGit workspace_git_of(const gw::StatusResult& status) {
 
 GitService::GitService(boost::asio::io_context& io, Launcher& launcher, Store& store,
                        EventPipeline& pipeline)
-    : store_(store), pipeline_(pipeline), runner_(io, launcher) {}
+    : store_(store),
+      pipeline_(pipeline),
+      runner_(io, launcher),
+      merge_deadline_(merge_deadline_from(std::getenv(std::string(kMergeTimeoutEnv).c_str()))) {}
 
-Result<GitJob> GitService::job_at(const std::string& cwd, gw::Op op) const {
+Result<GitJob> checkout_job(const std::string& cwd, gw::Op op) {
   SIGNALTTY_TRY(std::optional<RepoPaths> found, find_repo(cwd));
   if (!found) return bad_params(cwd + " is not in a Git repository");
   GitJob job;
@@ -41,6 +46,11 @@ Result<GitJob> GitService::job_at(const std::string& cwd, gw::Op op) const {
   } else if (op == gw::Op::WorktreeAdd || op == gw::Op::WorktreeRemove) {
     job.write_dirs = {found->common_dir};
     job.deadline = kWorktreeDeadline;
+  } else if (op == gw::Op::MergePreview) {
+    job.write_dirs = {found->common_dir + "/objects"};  // automerged blobs
+  } else if (op == gw::Op::Merge || op == gw::Op::MergeRestore) {
+    job.write_dirs = job.read_dirs;  // the checkout, its index and HEAD, refs and objects
+    job.deadline = op == gw::Op::Merge ? kMergeDeadline : kMergeRestoreDeadline;
   }
   for (const auto& dir : job.read_dirs)
     if (!is_passable_dir(dir)) return bad_params("the repository path cannot be passed on: " + dir);

@@ -25,6 +25,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "broker/event.hpp"
+#include "broker/git/git_merge.hpp"
 #include "broker/git/git_runner.hpp"
 #include "broker/git/repo_paths.hpp"
 
@@ -55,15 +56,27 @@ class PathReservations {
   std::set<std::string> held_;
 };
 
+// The job for `op` on the checkout holding `cwd`: its repository's
+// directories readable, those the op writes writable, the op's deadline.
+// BAD_PARAMS when `cwd` is in no repository.
+Result<GitJob> checkout_job(const std::string& cwd, gw::Op op);
+
 class GitService {
  public:
   GitService(boost::asio::io_context& io, Launcher& launcher, Store& store, EventPipeline& pipeline);
 
   GitRunner& runner() { return runner_; }
 
-  // The job for `op` on the checkout holding `cwd`, its repository's
-  // directories readable. BAD_PARAMS when `cwd` is in no repository.
-  Result<GitJob> job_at(const std::string& cwd, gw::Op op) const;
+  // checkout_job(cwd, op).
+  Result<GitJob> job_at(const std::string& cwd, gw::Op op) const { return checkout_job(cwd, op); }
+
+  // A merge into a checkout's branch (broker/git/git_merge.hpp) under the
+  // merge deadline this broker started with (SIGNALTTY_MERGE_TIMEOUT_MS).
+  void merge(MergeRequest request, MergeDone done) {
+    request.deadline = merge_deadline_;
+    run_merge(runner_, std::move(request), std::move(done));
+  }
+  std::chrono::milliseconds merge_deadline() const { return merge_deadline_; }
 
   // From the event hub: starts a turn on agent.working not from blocked.
   void on_event(const StateEvent& event);
@@ -90,6 +103,7 @@ class GitService {
   std::map<std::string, TurnBaseline> baselines_;
   std::map<std::string, std::uint64_t> turn_generation_;  // the newest capture per workspace
   PathReservations reserved_;
+  std::chrono::milliseconds merge_deadline_;
 };
 
 // The workspace git fields of a status result.

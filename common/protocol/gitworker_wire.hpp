@@ -51,6 +51,9 @@ enum class Op {
   WorktreeList,    // the repository's registered worktrees
   WorktreeAdd,     // new checkout at `path` on new branch `branch` at HEAD
   WorktreeRemove,  // remove the clean, unlocked linked checkout at `path`
+  MergePreview,    // would merging `source` into `branch` conflict? Writes nothing
+  Merge,           // merge commit `source` into the checkout's branch (docs/gitworker.md "Merge")
+  MergeRestore,    // put the checkout back at `expect_head` after a merge died
   Stall,           // test builds only: wait `stall_ms` before answering
   Violate,         // test builds only: make a call the sandbox forbids
 };
@@ -60,7 +63,7 @@ enum class Op {
 namespace signaltty::protocol {
 template <>
 struct EnumNames<gitworker::Op> {
-  static constexpr std::array<std::pair<gitworker::Op, std::string_view>, 9> names{{
+  static constexpr std::array<std::pair<gitworker::Op, std::string_view>, 12> names{{
       {gitworker::Op::Status, "status"},
       {gitworker::Op::Diff, "diff"},
       {gitworker::Op::FileDiff, "file_diff"},
@@ -68,6 +71,9 @@ struct EnumNames<gitworker::Op> {
       {gitworker::Op::WorktreeList, "worktree_list"},
       {gitworker::Op::WorktreeAdd, "worktree_add"},
       {gitworker::Op::WorktreeRemove, "worktree_remove"},
+      {gitworker::Op::MergePreview, "merge_preview"},
+      {gitworker::Op::Merge, "merge"},
+      {gitworker::Op::MergeRestore, "merge_restore"},
       {gitworker::Op::Stall, "stall"},
       {gitworker::Op::Violate, "violate"},
   }};
@@ -81,12 +87,21 @@ struct Request {
   std::string repo;                       // absolute: the checkout (its root, or a dir in it for status)
   std::optional<std::string> base_tree;   // diff, file_diff: a tree id (hex) instead of HEAD
   std::optional<std::string> path;        // file_diff: root-relative; worktree_*: absolute
-  std::optional<std::string> branch;      // worktree_add: the branch to create
-  std::optional<std::uint32_t> stall_ms;  // stall
+  std::optional<std::string> branch;      // worktree_add: the branch to create;
+                                          // merge_preview: the branch merged into
+  std::optional<std::string> source;      // merge*: the commit id (hex) merged
+  std::optional<std::string> expect_head; // merge, merge_restore: the branch's commit before
+  std::optional<std::string> author_name;   // merge: the merge commit's identity, else
+  std::optional<std::string> author_email;  // the repository's user.name / user.email
+  std::optional<std::int64_t> since_ns;   // merge_restore: when the merge started (CLOCK_REALTIME)
+  std::optional<std::uint32_t> stall_ms;  // stall; merge in test builds: pause after the checkout
   static constexpr auto fields() {
     using R = Request;
-    return std::tuple{req("op", &R::op), req("repo", &R::repo), opt("base_tree", &R::base_tree),
-                      opt("path", &R::path), opt("branch", &R::branch),
+    return std::tuple{req("op", &R::op),           req("repo", &R::repo),
+                      opt("base_tree", &R::base_tree), opt("path", &R::path),
+                      opt("branch", &R::branch),   opt("source", &R::source),
+                      opt("expect_head", &R::expect_head), opt("author_name", &R::author_name),
+                      opt("author_email", &R::author_email), opt("since_ns", &R::since_ns),
                       opt("stall_ms", &R::stall_ms)};
   }
 };
@@ -154,6 +169,31 @@ struct WorktreeListResult {
   }
 };
 
+// merge_preview: as task.diff's merge_preview. `conflicted` sorted.
+struct MergePreviewResult {
+  std::string target;  // the branch merged into
+  bool clean = false;
+  std::vector<std::string> conflicted;
+  static constexpr auto fields() {
+    using R = MergePreviewResult;
+    return std::tuple{req("target", &R::target), req("clean", &R::clean),
+                      req("conflicted", &R::conflicted)};
+  }
+};
+
+// merge: the branch now at `sha` (== expect_head when already up to date).
+struct MergeResult {
+  std::string target;
+  std::string sha;
+  bool fast_forward = false;
+  bool up_to_date = false;
+  static constexpr auto fields() {
+    using R = MergeResult;
+    return std::tuple{req("target", &R::target), req("sha", &R::sha),
+                      req("fast_forward", &R::fast_forward), req("up_to_date", &R::up_to_date)};
+  }
+};
+
 struct PathResult {
   std::string path;
   static constexpr auto fields() { return std::tuple{req("path", &PathResult::path)}; }
@@ -164,8 +204,10 @@ struct PathResult {
 struct ReplyError {
   std::string code;     // a protocol error code name: BAD_PARAMS, IO_ERROR, ...
   std::string message;
+  std::optional<Json> details;  // an object: merge's `conflicted`, `target_dirty`
   static constexpr auto fields() {
-    return std::tuple{req("code", &ReplyError::code), req("message", &ReplyError::message)};
+    return std::tuple{req("code", &ReplyError::code), req("message", &ReplyError::message),
+                      opt("details", &ReplyError::details)};
   }
 };
 

@@ -16,18 +16,21 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
 
 #include "broker/git/git_launch.hpp"
+#include "broker/git/git_merge.hpp"
 #include "broker/git/git_service.hpp"
 #include "broker/git/repo_paths.hpp"
 #include "broker/launcher.hpp"
 #include "broker/launcher_process.hpp"
 #include "broker/supervised_run.hpp"
 #include "tests/broker/temp_dir.hpp"
+#include "tests/gitworker/git_fixture.hpp"
 
 namespace signaltty::broker::git {
 namespace {
@@ -297,6 +300,149 @@ TEST(RepoPaths, PathWithinComparesWholeComponents) {
   EXPECT_TRUE(path_within("/x", "/"));
 }
 
+
+// ---- merges (broker/git/git_merge): status, merge, restore ----------------
+
+using gitworker::testing::Branches;
+using gitworker::testing::trim;
+
+// `meanwhile` runs between the loop's turns (at least every 20 ms).
+Result<gw::MergeResult> merge_in(Rig& rig, MergeRequest request,
+                                 const std::function<void()>& meanwhile = {}) {
+  std::optional<Result<gw::MergeResult>> got;
+  run_merge(*rig.runner, std::move(request), [&](Result<gw::MergeResult> m) { got = std::move(m); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!got && std::chrono::steady_clock::now() < deadline) {
+    rig.io.run_one_for(std::chrono::milliseconds(20));
+    if (meanwhile) meanwhile();
+  }
+  if (!got) return Error{ErrorCode::Internal, "no answer in time"};
+  return std::move(*got);
+}
+
+MergeRequest merge_of(const Branches& r) {
+  MergeRequest request;
+  request.checkout = r.repo.root();
+  request.source = r.feature;
+  request.author_name = "Merger";
+  request.author_email = "merger@example.invalid";
+  return request;
+}
+
+TEST(GitMerge, AMergeLandsThroughTheLauncherAndAConflictTouchesNothing) {
+  Rig rig;
+  Branches r;
+  auto merged = merge_in(rig, merge_of(r));
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
+  EXPECT_EQ(r.head(), merged->sha);
+  EXPECT_EQ(trim(r.repo.git({"rev-list", "--parents", "-n", "1", "HEAD"})),
+            merged->sha + " " + r.main + " " + r.feature);
+  EXPECT_EQ(r.status(), "");
+
+  Branches c(true, true);
+  merged = merge_in(rig, merge_of(c));
+  ASSERT_FALSE(merged.ok());
+  EXPECT_EQ(merged.error().code, ErrorCode::MergeConflict) << merged.error().message;
+  EXPECT_EQ(merged.error().details["conflicted"], Json::array({"README"}));
+  EXPECT_EQ(c.head(), c.main);
+  EXPECT_EQ(c.status(), "");
+}
+
+TEST(GitMerge, TheDeadlineKillsTheMergeRestoresTheTargetAndAnswersTimeout) {
+  Rig rig;
+  Branches r;
+  r.repo.write("notes.txt", "untracked, the user's\n");
+  MergeRequest request = merge_of(r);
+  request.deadline = std::chrono::milliseconds(1500);
+  request.test_pause_ms = 60000;  // the worker stops after writing the checkout
+  const auto started = std::chrono::steady_clock::now();
+  auto merged = merge_in(rig, request);
+  ASSERT_FALSE(merged.ok());
+  EXPECT_EQ(merged.error().code, ErrorCode::Timeout) << merged.error().message;
+  EXPECT_THAT(merged.error().message, HasSubstr("restored to " + r.main));
+  EXPECT_EQ(merged.error().details["target_dirty"], false);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+  EXPECT_EQ(r.head(), r.main);
+  EXPECT_EQ(r.status(), "?? notes.txt\n");
+  EXPECT_FALSE(std::filesystem::exists(r.repo.path("feature.txt")));
+  EXPECT_FALSE(std::filesystem::exists(r.repo.path(".git/SIGNALTTY_MERGE")));
+  EXPECT_TRUE(processes_naming(r.repo.root()).empty());  // killed and reaped
+  EXPECT_EQ(rig.runner->running(), 0u);
+
+  merged = merge_in(rig, merge_of(r));  // and the target takes the merge after
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
+}
+
+TEST(GitMerge, ATargetThatCannotBeRestoredIsAnIoErrorSayingItIsDirty) {
+  Rig rig;
+  Branches r;
+  MergeRequest request = merge_of(r);
+  request.deadline = std::chrono::milliseconds(1500);
+  request.test_pause_ms = 60000;
+  // While the merge waits after its checkout, its marker is defaced: the
+  // restore after the deadline cannot know what to put back.
+  const std::string marker = r.repo.path(".git/SIGNALTTY_MERGE");
+  bool defaced = false;
+  auto merged = merge_in(rig, request, [&] {
+    if (!defaced && std::filesystem::exists(r.repo.path("feature.txt")) &&
+        std::filesystem::exists(marker)) {
+      write_file(marker, "scribbled over");
+      defaced = true;
+    }
+  });
+  ASSERT_TRUE(defaced);
+  ASSERT_FALSE(merged.ok());
+  EXPECT_EQ(merged.error().code, ErrorCode::IoError) << merged.error().message;
+  EXPECT_EQ(merged.error().details["target_dirty"], true) << merged.error().message;
+  EXPECT_THAT(merged.error().message, HasSubstr("restoring the target failed"));
+  EXPECT_TRUE(processes_naming(r.repo.root()).empty());
+}
+
+TEST(GitMerge, AnotherGitsLockStopsTheMergeBeforeItWrites) {
+  Rig rig;
+  Branches r;
+  const std::string lock = r.repo.path(".git/index.lock");
+  write_file(lock, "");
+  auto merged = merge_in(rig, merge_of(r));
+  ASSERT_FALSE(merged.ok());
+  EXPECT_EQ(merged.error().code, ErrorCode::IoError) << merged.error().message;
+  EXPECT_EQ(merged.error().details["target_dirty"], false) << merged.error().message;
+  EXPECT_TRUE(std::filesystem::exists(lock));
+  ::unlink(lock.c_str());
+  EXPECT_EQ(r.head(), r.main);
+  EXPECT_EQ(r.status(), "");
+}
+
+TEST(GitMerge, ANonRepositoryADetachedOrDirtyTargetAreRefused) {
+  Rig rig;
+  MergeRequest request;
+  request.checkout = rig.dir.path();
+  request.source = std::string(40, 'a');
+  auto merged = merge_in(rig, request);
+  ASSERT_FALSE(merged.ok());
+  EXPECT_EQ(merged.error().code, ErrorCode::BadParams) << merged.error().message;
+
+  Branches r;
+  r.repo.write("README", "changed\n");
+  merged = merge_in(rig, merge_of(r));
+  ASSERT_FALSE(merged.ok());
+  EXPECT_EQ(merged.error().code, ErrorCode::BadParams) << merged.error().message;
+  r.repo.git({"checkout", "-q", "--", "README"});
+  r.repo.git({"checkout", "-q", "--detach"});
+  merged = merge_in(rig, merge_of(r));
+  ASSERT_FALSE(merged.ok());
+  EXPECT_EQ(merged.error().code, ErrorCode::BadParams) << merged.error().message;
+  EXPECT_EQ(r.head(), r.main);
+}
+
+TEST(GitMerge, TheTimeoutSettingTakesMillisecondsAndIgnoresNonsense) {
+  EXPECT_EQ(merge_deadline_from(nullptr), kMergeDeadline);
+  EXPECT_EQ(merge_deadline_from("5000"), std::chrono::milliseconds(5000));
+  EXPECT_EQ(merge_deadline_from("1"), std::chrono::milliseconds(1));
+  EXPECT_EQ(merge_deadline_from("3600000"), kMergeDeadlineMax);
+  for (const char* bad : {"", "0", "-5", "5s", " 5", "3600001", "99999999999999999999", "1e3"})
+    EXPECT_EQ(merge_deadline_from(bad), kMergeDeadline) << bad;
+}
 }  // namespace SIGNALTTY_UNITY_ID
 using namespace SIGNALTTY_UNITY_ID;
 }  // namespace

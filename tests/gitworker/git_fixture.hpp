@@ -154,6 +154,40 @@ class GitRepo {
   TempDir dir_;
 };
 
+// ---- two branches to merge ----------------------------------------------
+
+inline std::string trim(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+// main: README; feature (from main): adds feature.txt and changes README's
+// second line; main then gets its own commit touching other.txt, so the
+// merge is a true one. `conflict` makes main change README's second line too.
+struct Branches {
+  GitRepo repo;
+  std::string base, feature, main;
+  explicit Branches(bool diverge = true, bool conflict = false) {
+    repo.write("README", "hello\nline two\n");
+    repo.commit_all("base");
+    base = head();
+    repo.git({"checkout", "-q", "-b", "feature"});
+    repo.write("feature.txt", "new\n");
+    repo.write("README", "hello\nline two, from feature\n");
+    repo.commit_all("feature work");
+    feature = head();
+    repo.git({"checkout", "-q", "main"});
+    if (diverge) {
+      repo.write("other.txt", "main's own\n");
+      if (conflict) repo.write("README", "hello\nline two, from main\n");
+      repo.commit_all("main work");
+    }
+    main = head();
+  }
+  std::string head() const { return trim(repo.git({"rev-parse", "HEAD"})); }
+  std::string status() const { return repo.git({"status", "--porcelain"}); }
+};
+
 // ---- the worker program, confined -------------------------------------------
 
 // One run of the real program: its wait status and streams, the Reply its
