@@ -649,6 +649,69 @@ TEST_F(GitMethods, RemoveRefusesACheckoutALivePaneWorksIn) {
   EXPECT_FALSE(std::filesystem::exists(wt));
 }
 
+// ---- bad peers -----------------------------------------------------------------
+
+// A client that asks for large file diffs and never reads the replies
+// holds nothing up: other clients are answered promptly throughout, and
+// the broker is still whole after the stuck client goes.
+TEST_F(GitMethods, AClientThatStopsReadingLargeDiffsNeverStallsTheBroker) {
+  const std::string repo = make_repo("repo");
+  write_bytes(repo + "/big.txt", lines(1, 10));
+  commit_all(repo, "big");
+  write_bytes(repo + "/big.txt", lines(1, 40000));  // ~500 KiB of hunks per reply
+  const std::string id = open_workspace(repo)["id"];
+
+  Client stuck = connect();
+  std::string requests;
+  for (int i = 0; i < 12; ++i)
+    requests += Json{{"id", i}, {"method", "workspace.file_diff"},
+                     {"params", {{"workspace_id", id}, {"path", "big.txt"}}}}.dump() + "\n";
+  ASSERT_EQ(stuck.send_raw(requests), requests.size());
+
+  Client other = connect();
+  for (int i = 0; i < 10; ++i) {
+    const auto asked = Clock::now();
+    other.call("server.status");
+    EXPECT_LT(Clock::now() - asked, std::chrono::seconds(2)) << "round " << i;
+  }
+  const Json diff = other.call("workspace.diff", {{"workspace_id", id}});
+  EXPECT_NE(find_file(diff, "big.txt"), nullptr) << diff.dump();
+  stuck = connect();  // the stuck connection is dropped unread
+  const Json file = other.call("workspace.file_diff", {{"workspace_id", id}, {"path", "big.txt"}});
+  EXPECT_EQ(file["content"]["truncated"], true);
+  EXPECT_TRUE(broker().running());
+}
+
+// workspace.close while repository requests on the same workspace are in
+// flight: every request gets exactly one answer (its result, or an error
+// with a protocol code), the broker stays up, and later ones are
+// NO_SUCH_WORKSPACE.
+TEST_F(GitMethods, ClosingAWorkspaceUnderItsGitRequestsAnswersEachOnce) {
+  const std::string repo = make_repo("repo");
+  write_bytes(repo + "/README", "changed\n");
+  const std::string id = open_workspace(repo)["id"];
+  Client asker = connect();
+  std::vector<Json> ids;
+  for (int round = 0; round < 3; ++round) {
+    ids.push_back(asker.send_request("workspace.diff", {{"workspace_id", id}}));
+    ids.push_back(asker.send_request("workspace.file_diff", {{"workspace_id", id}, {"path", "README"}}));
+    ids.push_back(asker.send_request("workspace.refresh_git", {{"workspace_id", id}}));
+    ids.push_back(asker.send_request("worktree.list", {{"workspace_id", id}}));
+  }
+  client().call("workspace.close", {{"workspace_id", id}});
+  for (const Json& request_id : ids) {
+    const Json response = asker.await_response(request_id);
+    if (response.contains("error"))
+      EXPECT_EQ(response["error"]["code"], "NO_SUCH_WORKSPACE") << response.dump();
+    else
+      EXPECT_TRUE(response.contains("result")) << response.dump();
+  }
+  for (const auto& stray : asker.read_available()) ADD_FAILURE() << "a second answer: " << stray;
+  const Json refused = client().call_error("workspace.refresh_git", {{"workspace_id", id}});
+  EXPECT_EQ(refused["code"], "NO_SUCH_WORKSPACE") << refused.dump();
+  client().call("server.status");
+}
+
 }  // namespace SIGNALTTY_UNITY_ID
 using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
