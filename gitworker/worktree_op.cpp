@@ -142,7 +142,7 @@ Result<Repo> open_main(git_repository* repo) {
   return main;
 }
 
-void fill_head(git_repository* repo, gw::WorktreeEntry& entry) {
+void fill_head(git_repository* repo, gw::WorktreeInfo& entry) {
   if (git_repository_head_detached(repo) != 1) entry.branch = head_branch(repo);
   entry.head = head_commit(repo);
 }
@@ -152,8 +152,8 @@ struct Names {
   ~Names() { git_strarray_dispose(&list); }
 };
 
-gw::WorktreeEntry linked_entry(git_repository* repo, git_worktree* wt) {
-  gw::WorktreeEntry entry;
+gw::WorktreeInfo linked_entry(git_repository* repo, git_worktree* wt) {
+  gw::WorktreeInfo entry;
   entry.path = trimmed(git_worktree_path(wt));
   entry.locked = git_worktree_is_locked(nullptr, wt) > 0;
   entry.prunable = git_worktree_validate(wt) != 0;
@@ -212,7 +212,7 @@ Status check_removable(git_repository* repo, git_worktree* wt, const std::string
 Result<gw::WorktreeListResult> worktree_list(const gw::Request& request) {
   SIGNALTTY_TRY(Repo repo, open_repo(request.repo));
   gw::WorktreeListResult result;
-  gw::WorktreeEntry main;
+  gw::WorktreeInfo main;
   main.path = main_workdir(repo.get());
   main.main = true;
   if (auto main_repo = open_main(repo.get()); main_repo.ok()) fill_head(main_repo->get(), main);

@@ -96,7 +96,7 @@ void emit_worktree_changed(Txn& txn, std::string_view operation, const std::stri
 }
 
 // The registered checkout at canonical `path` in `list`, if any.
-const gw::WorktreeEntry* registered(const gw::WorktreeListResult& list, const std::string& path) {
+const gw::WorktreeInfo* registered(const gw::WorktreeListResult& list, const std::string& path) {
   for (const auto& entry : list.worktrees) {
     auto real = git::canonical(entry.path);
     if (entry.path == path || (real && *real == path)) return &entry;
@@ -185,16 +185,13 @@ void handle(p::WorktreeList, Ctx& ctx, p::WorkspaceRef&& params, Reply<p::Worktr
   const Store& store = ctx.services.store;
   run_decoded<gw::WorktreeListResult>(
       ctx, std::move(job), std::move(reply), [&store](gw::WorktreeListResult list, const auto& reply) {
-        p::WorktreeListResult out;
-        for (auto& entry : list.worktrees) {
-          p::WorktreeInfo info{entry.path,   entry.branch, entry.head,     entry.main,
-                               entry.bare,   entry.locked, entry.prunable, std::nullopt};
+        for (p::WorktreeInfo& entry : list.worktrees) {
+          entry.workspace_id.reset();  // the worker's word is not taken for it
           const auto real = git::canonical(entry.path);
           if (const p::Workspace* open = workspace_at(store, real.value_or(entry.path)))
-            info.workspace_id = open->id;
-          out.worktrees.push_back(std::move(info));
+            entry.workspace_id = open->id;
         }
-        reply(std::move(out));
+        reply(std::move(list));
       });
 }
 
@@ -262,7 +259,7 @@ void handle(p::WorktreeOpen, Ctx& ctx, p::WorktreeOpenParams&& params,
       ctx, std::move(job), std::move(reply),
       [ctx, path = *path, source_id, name = params.name](gw::WorktreeListResult list,
                                                          const auto& reply) mutable {
-        const gw::WorktreeEntry* entry = registered(list, path);
+        const gw::WorktreeInfo* entry = registered(list, path);
         if (entry == nullptr || entry->bare)
           return reply(bad_params(path + " is not a checkout registered in this repository"));
         if (const p::Workspace* open = workspace_at(ctx.services.store, path))

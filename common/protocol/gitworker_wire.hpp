@@ -147,27 +147,10 @@ struct CaptureResult {
   static constexpr auto fields() { return std::tuple{req("tree", &CaptureResult::tree)}; }
 };
 
-struct WorktreeEntry {
-  std::string path;
-  std::optional<std::string> branch;
-  std::optional<std::string> head;
-  bool main = false;
-  bool bare = false;
-  bool locked = false;
-  bool prunable = false;
-  static constexpr auto fields() {
-    using W = WorktreeEntry;
-    return std::tuple{req("path", &W::path),     opt("branch", &W::branch), opt("head", &W::head),
-                      req("main", &W::main),     req("bare", &W::bare),     req("locked", &W::locked),
-                      req("prunable", &W::prunable)};
-  }
-};
-struct WorktreeListResult {
-  std::vector<WorktreeEntry> worktrees;
-  static constexpr auto fields() {
-    return std::tuple{req("worktrees", &WorktreeListResult::worktrees)};
-  }
-};
+// worktree_list: the protocol's own list (common/protocol/methods/git.hpp);
+// the worker never sets `workspace_id`, the broker fills it in.
+using WorktreeInfo = protocol::WorktreeInfo;
+using WorktreeListResult = protocol::WorktreeListResult;
 
 // merge_preview: as task.diff's merge_preview. `conflicted` sorted.
 struct MergePreviewResult {

@@ -51,6 +51,7 @@ gw::Request merge_request(const Branches& b, const std::string& source) {
 }
 
 Result<gw::MergeResult> restore(const Branches& b) {
+  init_libgit2();
   gw::Request request;
   request.op = gw::Op::MergeRestore;
   request.repo = b.repo.root();

@@ -102,7 +102,7 @@ std::vector<std::string> op_worktree_lines(const std::string& dir) {
   std::vector<std::string> lines;
   if (!result.ok()) return lines;
   for (std::size_t i = 0; i < result->worktrees.size(); ++i) {
-    const gw::WorktreeEntry& w = result->worktrees[i];
+    const gw::WorktreeInfo& w = result->worktrees[i];
     EXPECT_EQ(w.main, i == 0) << w.path;
     EXPECT_FALSE(w.bare);
     lines.push_back(
