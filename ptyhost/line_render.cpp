@@ -47,15 +47,18 @@ void append_extended_color(std::string& out, const Color& color, unsigned extend
   out += 'm';
 }
 
-bool shows_when_blank(const Pen& pen) {
+bool shows_when_blank(const Pen& pen) { return pen_shows_when_blank(pen); }
+
+bool blank_char(char32_t ch) { return ch == 0 || ch == U' '; }
+
+}  // namespace
+
+bool pen_shows_when_blank(const Pen& pen) {
   return pen.bg.kind != ColorKind::Default || pen.underline() != 0 ||
          (pen.attrs & (attr::kReverse | attr::kStrike)) != 0;
 }
 
-bool blank_char(char32_t ch) { return ch == 0 || ch == U' '; }
-
-// One past the last cell that a read shows.
-std::size_t visible_end(const Row& row, TextStyle style) {
+std::size_t shown_cells(const Row& row, TextStyle style) {
   std::size_t end = row.cells.size();
   while (end > 0) {
     const Cell& cell = row.cells[end - 1];
@@ -65,6 +68,8 @@ std::size_t visible_end(const Row& row, TextStyle style) {
   }
   return end;
 }
+
+namespace {
 
 // The character a cell shows: blanks and orphaned wide halves as spaces.
 char32_t shown_char(const Row& row, std::size_t c) {
@@ -135,7 +140,7 @@ void append_sgr(std::string& out, const Pen& pen) {
 
 void render_row(const Row& row, TextStyle style, std::string& out) {
   const std::size_t start = out.size();
-  const std::size_t end = visible_end(row, style);
+  const std::size_t end = shown_cells(row, style);
   Pen current;
   for (std::size_t c = 0; c < end; ++c) {
     const Cell& cell = row.cells[c];

@@ -19,6 +19,12 @@ void append_utf8(std::string& out, char32_t cp);
 // SGR that sets exactly `pen`: "ESC[0;<attributes, base colours>m", then
 // one SGR per 256-colour or RGB colour (each at most 16 parameters).
 void append_sgr(std::string& out, const Pen& pen);
+// True when a blank cell in `pen` still shows in an Ansi read (background,
+// underline, reverse or strike).
+bool pen_shows_when_blank(const Pen& pen);
+// One past the last cell a read in `style` shows (Plain: the last non-blank
+// character; Ansi also keeps trailing blanks whose colours would show).
+std::size_t shown_cells(const Row& row, TextStyle style);
 // Appends the row's text. Plain trims trailing blanks; Ansi keeps trailing
 // blanks whose colours would show.
 void render_row(const Row& row, TextStyle style, std::string& out);

@@ -5,17 +5,22 @@
 #include <algorithm>
 #include <vector>
 
+#include "ptyhost/compact_row.hpp"
+
 namespace signaltty::ptyhost {
 
-void RenderedRing::push(std::uint64_t seq, std::string ansi) {
-  history_.push_back(HistoryLine{seq, std::move(ansi)});
+void RenderedRing::push(std::uint64_t seq, std::string cells) {
+  history_.push_back(HistoryLine{seq, std::move(cells)});
   if (history_.size() <= limits::kHistoryMaxLines) return;
   floor_ = std::max(floor_, history_.front().seq);
   history_.pop_front();
+  forget_cached_before(++first_number_);
 }
 
 void RenderedRing::clear_history() {
+  first_number_ += history_.size();
   history_.clear();
+  forget_cached_before(first_number_);
   floor_ = take_seq();
 }
 
@@ -23,7 +28,38 @@ void RenderedRing::restore(std::uint64_t head, std::uint64_t floor,
                            std::deque<HistoryLine> history) {
   head_ = head;
   floor_ = floor;
+  first_number_ += history_.size();
   history_ = std::move(history);
+  forget_cached_before(first_number_);
+}
+
+void RenderedRing::forget_cached_before(std::uint64_t number) {
+  if (cache_.empty() || cache_.begin()->first >= number * 2) return;
+  const auto end = cache_.lower_bound(number * 2);
+  for (auto it = cache_.begin(); it != end; ++it) cache_bytes_ -= it->second.size();
+  cache_.erase(cache_.begin(), end);
+}
+
+void RenderedRing::append_history(std::size_t index, TextStyle style, std::string& out) const {
+  const std::uint64_t key = (first_number_ + index) * 2 + (style == TextStyle::Ansi ? 1 : 0);
+  if (const auto hit = cache_.find(key); hit != cache_.end()) {
+    out += hit->second;
+    return;
+  }
+  Row row;
+  std::string text;
+  // A line that does not decode was not written by encode_row (restore
+  // checks every line); it reads as empty rather than as garbage.
+  if (decode_row(history_[index].cells, row)) render_row(row, style, text);
+  out += text;
+  while (cache_bytes_ + text.size() > kRenderCacheBytes && !cache_.empty() &&
+         cache_.begin()->first < key) {
+    cache_bytes_ -= cache_.begin()->second.size();
+    cache_.erase(cache_.begin());
+  }
+  if (cache_bytes_ + text.size() > kRenderCacheBytes) return;
+  cache_bytes_ += text.size();
+  cache_.emplace(key, std::move(text));
 }
 
 std::uint64_t RenderedRing::seq_at(std::span<const Row* const> screen, std::size_t index) const {
@@ -35,10 +71,8 @@ void RenderedRing::append_line(std::span<const Row* const> screen, std::size_t i
                                TextStyle style, std::string& out) const {
   if (index >= history_.size()) {
     render_row(*screen[index - history_.size()], style, out);
-  } else if (style == TextStyle::Ansi) {
-    out += history_[index].ansi;
   } else {
-    append_plain_from_ansi(history_[index].ansi, out);
+    append_history(index, style, out);
   }
 }
 
@@ -104,9 +138,12 @@ std::string RenderedRing::NewestFirst::joined() const {
 
 std::size_t RenderedRing::memory_bytes() const {
   constexpr std::size_t kInlineChars = 15;  // libstdc++ keeps short strings inline
+  constexpr std::size_t kMapNodeBytes = 48 + sizeof(std::string);  // rb-tree node with key
   std::size_t bytes = sizeof(*this) + history_.size() * sizeof(HistoryLine);
   for (const HistoryLine& line : history_)
-    if (line.ansi.capacity() > kInlineChars) bytes += line.ansi.capacity() + 1;
+    if (line.cells.capacity() > kInlineChars) bytes += line.cells.capacity() + 1;
+  for (const auto& [key, text] : cache_)
+    bytes += kMapNodeBytes + (text.capacity() > kInlineChars ? text.capacity() + 1 : 0);
   return bytes;
 }
 

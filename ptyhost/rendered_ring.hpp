@@ -13,10 +13,17 @@
 // `dropped` (a cursor that may have missed lines) is kept as a floor: the
 // highest seq ever evicted or cleared. Cursors below it, and cursors ahead
 // of the head, read as dropped.
+//
+// History keeps each line's cells in compact form (compact_row.hpp), not
+// text: a line is rendered only when a read asks for it, and the renderings
+// of the newest lines read are cached (up to kRenderCacheBytes) until the
+// line leaves history. The cache is derived state: the live-upgrade blob
+// carries the compact lines only and a successor renders anew.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,7 +49,7 @@ struct RenderedRead {
 
 struct HistoryLine {
   std::uint64_t seq = 0;
-  std::string ansi;  // the row as render_row(TextStyle::Ansi) wrote it
+  std::string cells;  // the row as encode_row wrote it
 
   bool operator==(const HistoryLine&) const = default;
 };
@@ -55,8 +62,12 @@ class RenderedRing {
   std::size_t size() const { return history_.size(); }
   const std::deque<HistoryLine>& history() const { return history_; }
 
-  // Appends one scrolled-off line, evicting the oldest past the cap.
-  void push(std::uint64_t seq, std::string ansi);
+  // Renderings of history lines kept for later reads, in bytes of text.
+  static constexpr std::size_t kRenderCacheBytes = 256u << 10;
+
+  // Appends one scrolled-off line (encode_row's form), evicting the oldest
+  // past the cap.
+  void push(std::uint64_t seq, std::string cells);
   // pane.clear: forgets history; every cursor up to now reads as dropped.
   void clear_history();
   // Live-upgrade restore of a ring written by history()/head()/floor().
@@ -88,9 +99,21 @@ class RenderedRing {
   void append_line(std::span<const Row* const> screen, std::size_t index, TextStyle style,
                    std::string& out) const;
 
+  // The text of history line `index` in `style`, from the cache or
+  // rendered (and cached while there is room or it is newer than the
+  // oldest cached line).
+  void append_history(std::size_t index, TextStyle style, std::string& out) const;
+  void forget_cached_before(std::uint64_t number);
+
   std::deque<HistoryLine> history_;
   std::uint64_t head_ = 0;
   std::uint64_t floor_ = 0;
+  // Number of history_[0] among every line ever pushed: cache keys survive
+  // evictions and clears.
+  std::uint64_t first_number_ = 0;
+  // Key: line number * 2 + style.
+  mutable std::map<std::uint64_t, std::string> cache_;
+  mutable std::size_t cache_bytes_ = 0;
 };
 
 }  // namespace signaltty::ptyhost

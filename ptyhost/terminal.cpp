@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <functional>
 
 #include "common/limits.hpp"
+#include "ptyhost/compact_row.hpp"
 #include "ptyhost/utf8.hpp"
 
 namespace signaltty::ptyhost {
@@ -279,7 +281,10 @@ std::size_t Terminal::draw_plain_run(std::string_view bytes, std::size_t from, s
       continue;
     }
     grid.put_ascii(cursor.row, cursor.col, bytes.substr(pos, count), pen_);
-    write_vterm("\x1b[" + std::to_string(count) + "C");
+    char forward[24] = "\x1b[";
+    char* end_of_number = std::to_chars(forward + 2, forward + sizeof forward - 1, count).ptr;
+    *end_of_number = 'C';
+    write_vterm(std::string_view(forward, static_cast<std::size_t>(end_of_number + 1 - forward)));
     pos += count;
     wrapped_last = false;
   }
@@ -424,7 +429,7 @@ void Terminal::push_to_history(int count) {
   for (int r = 0; r < count; ++r) {
     const std::uint64_t seq = seq_for(main_, r);
     scratch_.clear();
-    render_row(main_.row(r), TextStyle::Ansi, scratch_);
+    encode_row(main_.row(r), scratch_);
     ring_.push(seq, std::string(scratch_));
   }
 }

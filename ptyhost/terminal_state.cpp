@@ -3,7 +3,7 @@
 // Runs in: ptyhost, in the old process before re-exec and in its successor.
 // Never: trusts a blob's sizes; every count is checked before it is used.
 //
-// Layout (version 1, host byte order): magic, version, size, the snapshot
+// Layout (version 2, host byte order): magic, version, size, the snapshot
 // replay that rebuilds libvterm's own state, then our state verbatim: both
 // grids, screen and cursor state, pen, last-glyph trace, titles, text modes,
 // VtGuard's held tail, and the ring (head, floor, history with seqs).
@@ -13,13 +13,15 @@
 #include <deque>
 
 #include "common/limits.hpp"
+#include "ptyhost/compact_row.hpp"
 #include "ptyhost/terminal.hpp"
 
 namespace signaltty::ptyhost {
 namespace {
 
 constexpr std::string_view kMagic = "signaltty-vt\n";
-constexpr std::uint32_t kVersion = 1;
+// 2: history lines in compact cell form (compact_row.hpp) instead of text.
+constexpr std::uint32_t kVersion = 2;
 constexpr std::size_t kMaxReplayBytes = 64u << 20;
 constexpr std::size_t kMaxTitleBytes = limits::kVtStringMaxBytes;
 constexpr std::size_t kMaxLineBytes = 1u << 20;
@@ -123,7 +125,7 @@ void put_ring(ByteWriter& out, const RenderedRing& ring) {
   out.put<std::uint64_t>(ring.history().size());
   for (const HistoryLine& line : ring.history()) {
     out.put(line.seq);
-    out.put_bytes(line.ansi);
+    out.put_bytes(line.cells);
   }
 }
 
@@ -136,11 +138,12 @@ bool get_ring(ByteReader& in, RenderedRing& ring) {
   in.get(count);
   if (count > limits::kHistoryMaxLines || floor > head) return in.fail();
   std::deque<HistoryLine> history;
+  Row scratch;
   for (std::uint64_t i = 0; i < count && in.ok(); ++i) {
     HistoryLine line;
     in.get(line.seq);
-    in.get_bytes(line.ansi, kMaxLineBytes);
-    if (line.seq > head) return in.fail();
+    in.get_bytes(line.cells, kMaxLineBytes);
+    if (line.seq > head || !decode_row(line.cells, scratch)) return in.fail();
     history.push_back(std::move(line));
   }
   if (in.ok()) ring.restore(head, floor, std::move(history));

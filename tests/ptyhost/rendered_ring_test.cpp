@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "ptyhost/compact_row.hpp"
 #include "ptyhost/terminal.hpp"
 #include "tests/ptyhost/vt_test_support.hpp"
 
@@ -28,6 +29,96 @@ std::string joined(int first, int last) {
 
 RenderedRead read_new(const Terminal& terminal, std::uint64_t after) {
   return terminal.rendered(after, limits::kReadMaxLines, TextStyle::Plain);
+}
+
+std::string render(const Row& row, TextStyle style) {
+  std::string out;
+  render_row(row, style, out);
+  return out;
+}
+
+// Mixed output: the realistic log stream (colours, CR progress bars,
+// compiler lines, cursor-up repaints) with long lines of wide characters,
+// accents, box drawing, tabs and 256/RGB colours that wrap.
+std::string mixed_output(std::mt19937& rng, std::size_t bytes) {
+  static constexpr const char* kPieces[] = {"世界", "日本語", "데이터", "héllo", "naïve", "┌──┐",
+                                            "│", "═══", "word", "\t", "0x7f3a", "ｱｲｳ"};
+  std::string out;
+  while (out.size() < bytes) {
+    if (rng() % 3 != 0) {
+      out += testing::realistic_log_stream(rng, 4096);
+      continue;
+    }
+    for (int lines = 1 + static_cast<int>(rng() % 20); lines > 0; --lines) {
+      const std::size_t target = 40 + rng() % 400;
+      const std::size_t start = out.size();
+      while (out.size() - start < target) {
+        switch (rng() % 6) {
+          case 0: out += "\x1b[38;5;" + std::to_string(rng() % 256) + "m"; break;
+          case 1:
+            out += "\x1b[48;2;" + std::to_string(rng() % 256) + ";" + std::to_string(rng() % 256) + ";" +
+                   std::to_string(rng() % 256) + "m";
+            break;
+          case 2: out += "\x1b[" + std::to_string(rng() % 2 ? 1 : 4) + "m"; break;
+          default: break;
+        }
+        out += kPieces[rng() % std::size(kPieces)];
+        out += ' ';
+        if (rng() % 10 == 0) out += "\x1b[0m";
+      }
+      out += rng() % 2 ? "\x1b[0m\r\n" : "\r\n";
+    }
+  }
+  return out;
+}
+
+// The last `lines` lines an independent libvterm screen shows and scrolled
+// off (down to its last non-blank row), each rendered in `style`.
+std::vector<std::string> oracle_tail(const testing::ScreenOracle& oracle, std::size_t lines,
+                                     TextStyle style) {
+  std::vector<Row> rows(oracle.scrollback().begin(), oracle.scrollback().end());
+  std::vector<Row> screen;
+  std::size_t content = 0;
+  for (int r = 0; r < oracle.rows(); ++r) {
+    screen.push_back(oracle.screen_row(r));
+    const auto& cells = screen.back().cells;
+    if (std::any_of(cells.begin(), cells.end(), [](const Cell& c) { return c.ch != 0 && c.ch != U' '; }))
+      content = screen.size();
+  }
+  rows.insert(rows.end(), screen.begin(), screen.begin() + static_cast<std::ptrdiff_t>(content));
+  std::vector<std::string> out;
+  for (std::size_t i = rows.size() > lines ? rows.size() - lines : 0; i < rows.size(); ++i)
+    out.push_back(render(rows[i], style));
+  return out;
+}
+
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '\x1b' ? std::string("\\e") : std::string(1, c);
+  return out;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t nl = text.find('\n', from);
+    out.push_back(text.substr(from, nl == std::string::npos ? std::string::npos : nl - from));
+    if (nl == std::string::npos) return out;
+    from = nl + 1;
+  }
+}
+
+// "" when equal; else where and how the first difference shows.
+std::string first_difference(const std::vector<std::string>& ours,
+                             const std::vector<std::string>& theirs) {
+  if (ours.size() != theirs.size())
+    return std::to_string(ours.size()) + " lines vs the oracle's " + std::to_string(theirs.size());
+  for (std::size_t i = 0; i < ours.size(); ++i)
+    if (ours[i] != theirs[i])
+      return "line " + std::to_string(i) + " of " + std::to_string(ours.size()) + ":\n  ours:   " +
+             escaped(ours[i]) + "\n  oracle: " + escaped(theirs[i]);
+  return "";
 }
 
 TEST(RenderedRing, LinesScrolledOffTheTopEnterHistoryInOrder) {
@@ -216,6 +307,59 @@ TEST(RenderedRing, AnsiStyleKeepsColoursAndResetsAtLineEnd) {
   EXPECT_EQ(tail.text,
             "\x1b[0;1;31merr\x1b[0m ok\n\x1b[0;32mgreen\x1b[0m\n\x1b[0;32mnext\x1b[0m");
   EXPECT_EQ(terminal.tail(10, TextStyle::Plain).text, "err ok\ngreen\nnext");
+}
+
+// History keeps rows in compact form; a row decoded from it reads exactly
+// as the row did, in both styles, whatever a random stream left in it.
+TEST(RenderedRing, CompactRowsReadAsTheRowsTheyWere) {
+  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    Terminal terminal({.cols = 37, .rows = 9});
+    terminal.feed(testing::random_vt_stream(rng, 400, testing::StreamMix{}));
+    for (const Grid* grid : {&terminal.main_screen(), &terminal.screen()}) {
+      for (int r = 0; r < grid->rows(); ++r) {
+        std::string bytes;
+        encode_row(grid->row(r), bytes);
+        Row decoded;
+        ASSERT_TRUE(decode_row(bytes, decoded)) << "seed " << seed << " row " << r;
+        for (TextStyle style : {TextStyle::Plain, TextStyle::Ansi})
+          ASSERT_EQ(render(decoded, style), render(grid->row(r), style)) << "seed " << seed << " row " << r;
+      }
+    }
+  }
+  Row row;
+  EXPECT_FALSE(decode_row(std::string_view("\x01\x02", 2), row));  // a cut pen
+  EXPECT_FALSE(decode_row(std::string_view("\x00\x00", 2), row));  // a run of no cells
+  EXPECT_FALSE(decode_row("\x7f", row));                              // no such op
+  EXPECT_FALSE(decode_row(std::string_view("\x02\x41\0\0\0\x03\0", 7), row));  // width 3
+}
+
+// The tail of a pane after 20 MB of mixed output, fed in chunks of every
+// size as PTY reads come, equals line for line (text and colours) what a
+// second libvterm screen fed the same bytes shows and scrolled off.
+TEST(RenderedRing, TailAfterTwentyMegabytesMatchesLibvtermScrollback) {
+  constexpr int kCols = 120;
+  constexpr int kRows = 40;
+  std::mt19937 rng(20);
+  const std::string stream = mixed_output(rng, 20u << 20);
+  Terminal terminal({.cols = kCols, .rows = kRows});
+  testing::ScreenOracle oracle(kCols, kRows);
+  oracle.keep_scrollback(limits::kHistoryMaxLines + kRows);
+  oracle.feed(stream);
+  for (std::size_t at = 0; at < stream.size();) {
+    const std::size_t n = std::min<std::size_t>(stream.size() - at, 1 + rng() % (64u << 10));
+    terminal.feed(std::string_view(stream).substr(at, n));
+    at += n;
+  }
+  ASSERT_EQ(terminal.scrollback_len(), limits::kHistoryMaxLines);
+  for (TextStyle style : {TextStyle::Plain, TextStyle::Ansi}) {
+    for (int round = 0; round < 2; ++round) {  // the second read comes from the render cache
+      const TailRead tail = terminal.tail(limits::kReadMaxLines, style);
+      EXPECT_FALSE(tail.truncated && split_lines(tail.text).size() < limits::kReadMaxLines);
+      EXPECT_EQ(first_difference(split_lines(tail.text), oracle_tail(oracle, limits::kReadMaxLines, style)), "")
+          << (style == TextStyle::Ansi ? "ansi" : "plain") << " read " << round;
+    }
+  }
 }
 
 TEST(RenderedRing, FullHistoryOf120ColumnLinesStaysUnderThreeMebibytes) {

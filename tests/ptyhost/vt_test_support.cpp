@@ -75,6 +75,33 @@ void note(std::string& report, std::size_t& count, const std::string& line) {
 }
 
 int oracle_settermprop(VTermProp prop, VTermValue* value, void* user);
+int oracle_pushline(int cols, const VTermScreenCell* cells, void* user);
+
+// One VTermScreen row as a Row of our grid: chars, up to our number of
+// combining marks, wide halves, widths and pens.
+Row oracle_row(const VTermScreenCell* cells, int cols, bool global_reverse) {
+  Row row;
+  row.cells.resize(static_cast<std::size_t>(cols));
+  for (int c = 0; c < cols; ++c) {
+    const VTermScreenCell& in = cells[c];
+    Cell& out = row.cells[static_cast<std::size_t>(c)];
+    out.pen = oracle_pen(in, global_reverse);
+    out.width = static_cast<std::uint8_t>(in.width);
+    if (in.chars[0] == static_cast<std::uint32_t>(-1)) {
+      out.ch = kWideTail;
+      continue;
+    }
+    out.ch = in.chars[0];
+    Marks marks{};
+    bool any = false;
+    for (std::size_t i = 1; i < VTERM_MAX_CHARS_PER_CELL && in.chars[i] != 0 && i <= marks.size(); ++i) {
+      marks[i - 1] = in.chars[i];
+      any = true;
+    }
+    if (any) store_marks(row, c, marks);
+  }
+  return row;
+}
 
 }  // namespace SIGNALTTY_UNITY_ID
 using namespace SIGNALTTY_UNITY_ID;
@@ -88,6 +115,8 @@ struct ScreenOracle::Impl {
   bool cursor_visible = true;
   int rows = 0;
   int cols = 0;
+  std::size_t keep = 0;
+  std::deque<Row> scrollback;
   ~Impl() { vterm_free(vt); }
 };
 
@@ -97,6 +126,13 @@ int oracle_settermprop(VTermProp prop, VTermValue* value, void* user) {
   auto* impl = static_cast<ScreenOracle::Impl*>(user);
   if (prop == VTERM_PROP_REVERSE) impl->reverse = value->boolean != 0;
   if (prop == VTERM_PROP_CURSORVISIBLE) impl->cursor_visible = value->boolean != 0;
+  return 1;
+}
+int oracle_pushline(int cols, const VTermScreenCell* cells, void* user) {
+  auto* impl = static_cast<ScreenOracle::Impl*>(user);
+  if (impl->keep == 0) return 1;
+  impl->scrollback.push_back(oracle_row(cells, cols, impl->reverse));
+  if (impl->scrollback.size() > impl->keep) impl->scrollback.pop_front();
   return 1;
 }
 }  // namespace SIGNALTTY_UNITY_ID
@@ -111,6 +147,7 @@ ScreenOracle::ScreenOracle(int cols, int rows) : impl_(std::make_unique<Impl>())
   impl_->screen = vterm_obtain_screen(impl_->vt);
   vterm_screen_enable_altscreen(impl_->screen, 1);
   impl_->callbacks.settermprop = oracle_settermprop;
+  impl_->callbacks.sb_pushline = oracle_pushline;
   vterm_screen_set_callbacks(impl_->screen, &impl_->callbacks, impl_.get());
   vterm_screen_reset(impl_->screen, 1);
 }
@@ -131,6 +168,19 @@ void ScreenOracle::feed(std::string_view bytes) {
     vterm_input_write(impl_->vt, bytes.data() + start, i - start);
     start = i;
   }
+}
+
+void ScreenOracle::keep_scrollback(std::size_t keep) { impl_->keep = keep; }
+
+const std::deque<Row>& ScreenOracle::scrollback() const { return impl_->scrollback; }
+
+int ScreenOracle::rows() const { return impl_->rows; }
+
+Row ScreenOracle::screen_row(int r) const {
+  std::vector<VTermScreenCell> cells(static_cast<std::size_t>(impl_->cols));
+  for (int c = 0; c < impl_->cols; ++c)
+    vterm_screen_get_cell(impl_->screen, VTermPos{r, c}, &cells[static_cast<std::size_t>(c)]);
+  return oracle_row(cells.data(), impl_->cols, impl_->reverse);
 }
 
 CursorState ScreenOracle::cursor() const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -34,6 +35,13 @@ class ScreenOracle {
   // empty when they match cell for cell: characters, marks, wide halves,
   // attributes and colours.
   std::string diff(const Grid& grid) const;
+  // From now on, rows libvterm's screen scrolls off the top are kept as
+  // Rows of our grid's type (the newest `keep` of them).
+  void keep_scrollback(std::size_t keep);
+  const std::deque<Row>& scrollback() const;
+  // Screen row `r` as a Row of our grid's type.
+  Row screen_row(int r) const;
+  int rows() const;
 
   struct Impl;  // public so libvterm's C callback can reach it
 

@@ -1,0 +1,132 @@
+// ptyhost/compact_row.cpp: encode_row / decode_row.
+// Runs in: ptyhost. Never: allocates per cell; the encoder writes into a
+// buffer sized for the row's worst case and appends it once.
+#include "ptyhost/compact_row.hpp"
+
+#include <cstring>
+
+#include "common/limits.hpp"
+#include "ptyhost/line_render.hpp"
+
+namespace signaltty::ptyhost {
+namespace {
+
+constexpr unsigned char kOpBlank = 0x00;
+constexpr unsigned char kOpPen = 0x01;
+constexpr unsigned char kOpCell = 0x02;
+constexpr std::size_t kMaxBlankRun = 255;
+constexpr std::size_t kWorstCellBytes =
+    1 + sizeof(Pen) + 1 + sizeof(char32_t) + 2 + sizeof(Marks);
+
+bool plain_ascii(const Cell& cell) {
+  return cell.flags == 0 && cell.width == 1 && cell.ch >= 0x20 && cell.ch < 0x7f;
+}
+bool never_written(const Cell& cell) { return cell.flags == 0 && cell.width == 1 && cell.ch == 0; }
+
+// Pen has no padding (static_assert in grid.hpp: Cell is 16 bytes), so its
+// bytes compare as its fields do.
+bool same_pen(const Pen& a, const Pen& b) { return std::memcmp(&a, &b, sizeof(Pen)) == 0; }
+
+}  // namespace
+
+// One forward pass: every cell is encoded, and the output is cut after the
+// last cell an Ansi read shows. A blank run never straddles that cut: its
+// cells share one pen, so either all of them show or none does.
+void encode_row(const Row& row, std::string& out) {
+  const std::size_t cells = row.cells.size();
+  const std::size_t start = out.size();
+  out.resize(start + cells * kWorstCellBytes);
+  char* const base = out.data();
+  char* p = base + start;
+  char* shown_end = p;
+  Pen current;
+  bool current_shows_blank = false;
+  std::size_t c = 0;
+  while (c < cells) {
+    const Cell& cell = row.cells[c];
+    if (!same_pen(cell.pen, current)) {
+      *p++ = static_cast<char>(kOpPen);
+      std::memcpy(p, &cell.pen, sizeof(Pen));
+      p += sizeof(Pen);
+      current = cell.pen;
+      current_shows_blank = pen_shows_when_blank(current);
+    }
+    if (plain_ascii(cell)) {
+      *p++ = static_cast<char>(cell.ch);
+      ++c;
+      if (cell.ch != U' ' || current_shows_blank) shown_end = p;
+      continue;
+    }
+    if (never_written(cell)) {
+      std::size_t run = 1;
+      while (c + run < cells && run < kMaxBlankRun && never_written(row.cells[c + run]) &&
+             same_pen(row.cells[c + run].pen, current))
+        ++run;
+      *p++ = static_cast<char>(kOpBlank);
+      *p++ = static_cast<char>(run);
+      c += run;
+      if (current_shows_blank) shown_end = p;
+      continue;
+    }
+    *p++ = static_cast<char>(kOpCell);
+    std::memcpy(p, &cell.ch, sizeof(char32_t));
+    p += sizeof(char32_t);
+    *p++ = static_cast<char>(cell.width);
+    *p++ = static_cast<char>(cell.flags);
+    if (cell.flags & kCellHasMarks) {
+      const Marks* marks = row.marks_at(static_cast<int>(c));
+      const Marks none{};
+      std::memcpy(p, marks != nullptr ? marks : &none, sizeof(Marks));
+      p += sizeof(Marks);
+    }
+    ++c;
+    // As shown_cells: 0 and space are blank (a space's marks too) unless the pen shows.
+    if ((cell.ch != 0 && cell.ch != U' ') || current_shows_blank) shown_end = p;
+  }
+  out.resize(static_cast<std::size_t>(shown_end - base));
+}
+
+bool decode_row(std::string_view bytes, Row& row) {
+  const auto max_cells = static_cast<std::size_t>(signaltty::limits::kPaneColsMax);
+  row.cells.clear();
+  row.marks.clear();
+  Pen current;
+  std::size_t i = 0;
+  const auto take = [&](void* into, std::size_t n) {
+    if (bytes.size() - i < n) return false;
+    std::memcpy(into, bytes.data() + i, n);
+    i += n;
+    return true;
+  };
+  while (i < bytes.size()) {
+    const auto op = static_cast<unsigned char>(bytes[i++]);
+    if (op >= 0x20 && op < 0x7f) {
+      if (row.cells.size() >= max_cells) return false;
+      row.cells.push_back(Cell{op, current, 1, 0});
+    } else if (op == kOpBlank) {
+      unsigned char run = 0;
+      if (!take(&run, 1) || run == 0 || row.cells.size() + run > max_cells) return false;
+      row.cells.insert(row.cells.end(), run, Cell{0, current, 1, 0});
+    } else if (op == kOpPen) {
+      if (!take(&current, sizeof(Pen))) return false;
+    } else if (op == kOpCell) {
+      Cell cell{0, current, 1, 0};
+      if (!take(&cell.ch, sizeof(char32_t)) || !take(&cell.width, 1) || !take(&cell.flags, 1))
+        return false;
+      if (row.cells.size() >= max_cells || cell.width > 2 || (cell.flags & ~kCellHasMarks) != 0)
+        return false;
+      if (cell.flags & kCellHasMarks) {
+        MarkEntry entry;
+        entry.col = static_cast<int>(row.cells.size());
+        if (!take(&entry.marks, sizeof(Marks))) return false;
+        row.marks.push_back(entry);
+      }
+      row.cells.push_back(cell);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace signaltty::ptyhost
