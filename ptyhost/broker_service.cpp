@@ -60,7 +60,9 @@ const std::array<BrokerService::Op, wire::PtyhostOps::size> BrokerService::kOps{
 }};
 
 BrokerService::BrokerService(Socket socket, PaneHost& host)
-    : socket_(std::move(socket)), host_(host), read_buffer_(kSocketReadBytes) {}
+    : socket_(std::move(socket)),
+      host_(host),
+      read_buffer_(new char[kSocketReadBytes]) {}  // not zeroed: pages untouched until read into
 
 void BrokerService::start() {
   send_control(protocol::encode(host_.hello()));
@@ -82,7 +84,7 @@ void BrokerService::close(std::string_view why) {
 
 void BrokerService::read_more() {
   socket_.async_read_some(
-      boost::asio::buffer(read_buffer_),
+      boost::asio::buffer(read_buffer_.get(), kSocketReadBytes),
       [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
         self->on_read(ec, n);
       });
@@ -91,7 +93,7 @@ void BrokerService::read_more() {
 void BrokerService::on_read(const boost::system::error_code& ec, std::size_t n) {
   if (phase_ == Phase::Closed) return;
   if (ec) return close(ec == boost::asio::error::eof ? "end of stream" : ec.message());
-  reader_.append(std::string_view(read_buffer_.data(), n));
+  reader_.append(std::string_view(read_buffer_.get(), n));
   for (;;) {
     auto next = reader_.next();
     if (!next.ok()) return close(next.error().message);

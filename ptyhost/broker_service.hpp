@@ -107,7 +107,7 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
   std::uint64_t features_ = 0;  // negotiated: ours & the broker's
   bool streaming_ = false;
   protocol::FrameReader reader_;
-  std::vector<char> read_buffer_;
+  std::unique_ptr<char[]> read_buffer_;
   // Waiting to be written; past kOutQueueHardCapBytes the broker is dropped.
   BoundedQueue<std::string> queue_{kOutQueueHardCapBytes, OverflowPolicy::kDropReader};
   std::vector<std::string> inflight_;  // being written now (still counted in queue_)

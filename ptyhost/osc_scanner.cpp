@@ -2,6 +2,8 @@
 // Runs in: ptyhost. Never: carries more than kOscCarryMaxBytes of payload.
 #include "ptyhost/osc_scanner.hpp"
 
+#include <cstring>
+
 #include "ptyhost/line_render.hpp"
 #include "ptyhost/terminal_limits.hpp"
 #include "ptyhost/utf8.hpp"
@@ -69,6 +71,18 @@ void parse_payload(std::string_view payload, std::vector<OscEvent>& events) {
   }
 }
 
+// The first ESC or BEL at or after `i`, else bytes.size(): memchr for the
+// ESC, then BEL (rare) only in the text before it.
+std::size_t next_esc_or_bel(std::string_view bytes, std::size_t i) {
+  const char* begin = bytes.data() + i;
+  const char* end = bytes.data() + bytes.size();
+  const void* esc = std::memchr(begin, kEsc, static_cast<std::size_t>(end - begin));
+  const char* stop = esc != nullptr ? static_cast<const char*>(esc) : end;
+  const void* bel = std::memchr(begin, kBel, static_cast<std::size_t>(stop - begin));
+  if (bel != nullptr) stop = static_cast<const char*>(bel);
+  return static_cast<std::size_t>(stop - bytes.data());
+}
+
 }  // namespace
 
 std::string sanitize_text(std::string_view raw, std::size_t max_chars) {
@@ -88,7 +102,7 @@ std::vector<OscEvent> OscScanner::scan(std::string_view bytes) {
   std::size_t i = 0;
   while (i < bytes.size()) {
     if (state_ == State::Ground) {
-      while (i < bytes.size() && bytes[i] != kEsc && bytes[i] != kBel) ++i;
+      i = next_esc_or_bel(bytes, i);
       if (i == bytes.size()) break;
     }
     step(bytes[i++], events);

@@ -124,7 +124,7 @@ PaneHost::PaneHost(boost::asio::io_context& io, std::string pane_id, PaneSocket 
              }),
       terminal_(std::make_unique<Terminal>(
           TerminalSize{pane_limits::kPaneColsDefault, pane_limits::kPaneRowsDefault})),
-      read_buffer_(kReadChunkBytes),
+      read_buffer_(new char[kReadChunkBytes]),  // not zeroed: an idle pane never touches most of it
       meta_(Json::object()) {
   // Answers to the program's terminal queries (DA, DSR): ours only while
   // no viewer streams, since a viewer's own terminal answers them too.
@@ -302,11 +302,16 @@ void PaneHost::arm_read() {
                      });
 }
 
+// Reads until the PTY is empty (or kReadChunksPerWakeup full chunks went
+// by), then waits for it again: one wakeup per burst, no read that is
+// known to find nothing.
 void PaneHost::on_readable() {
   for (int i = 0; i < kReadChunksPerWakeup; ++i) {
-    if (!drain_pty()) return on_pty_eof();
+    const Drain drained = drain_pty();
+    if (drained == Drain::Eof) return on_pty_eof();
     if (!master_.is_open()) return;
     if (broker_ && broker_->backlogged()) return pause_reading();
+    if (drained == Drain::Empty) break;
   }
   arm_read();
 }
@@ -333,13 +338,14 @@ void PaneHost::arm_stall_timer() {
 }
 
 // Reads up to one chunk (the PTY hands out a few KiB per read) and feeds
-// it on. False at EOF/EIO: every holder of the slave has closed it.
-bool PaneHost::drain_pty() {
+// it on. Eof at EOF/EIO: every holder of the slave has closed it; Empty
+// when a read found nothing more; More when the chunk filled up.
+PaneHost::Drain PaneHost::drain_pty() {
   std::size_t filled = 0;
   bool eof = false;
-  while (filled < read_buffer_.size()) {
+  while (filled < kReadChunkBytes) {
     const ssize_t n =
-        ::read(master_.native_handle(), read_buffer_.data() + filled, read_buffer_.size() - filled);
+        ::read(master_.native_handle(), read_buffer_.get() + filled, kReadChunkBytes - filled);
     if (n > 0) {
       filled += static_cast<std::size_t>(n);
     } else if (n < 0 && errno == EINTR) {
@@ -349,8 +355,9 @@ bool PaneHost::drain_pty() {
       break;
     }
   }
-  if (filled > 0) process_output(std::string_view(read_buffer_.data(), filled));
-  return !eof;
+  if (filled > 0) process_output(std::string_view(read_buffer_.get(), filled));
+  if (eof) return Drain::Eof;
+  return filled == kReadChunkBytes ? Drain::More : Drain::Empty;
 }
 
 void PaneHost::process_output(std::string_view bytes) {
@@ -461,7 +468,7 @@ void PaneHost::on_sigchld() {
   if (!ended) return;
   reaped_ = ended;
   kill_timer_.cancel();
-  if (!pty_eof_ && master_.is_open() && drain_pty()) {
+  if (!pty_eof_ && master_.is_open() && drain_pty() != Drain::Eof) {
     // Output may still be on its way through the PTY; EOF reports it, or
     // the grace timer if a descendant keeps the slave open.
     arm_exit_grace();

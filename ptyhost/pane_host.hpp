@@ -111,7 +111,8 @@ class PaneHost {
   void pause_reading();
   void resume_reading();
   void arm_stall_timer();
-  bool drain_pty();
+  enum class Drain { Eof, Empty, More };
+  Drain drain_pty();
   void process_output(std::string_view bytes);
   void publish_osc(const std::vector<OscEvent>& found);
   void on_pty_eof();
@@ -145,7 +146,7 @@ class PaneHost {
   PtyInput input_;
   std::unique_ptr<Terminal> terminal_;
   OscScanner osc_;
-  std::vector<char> read_buffer_;
+  std::unique_ptr<char[]> read_buffer_;
   std::shared_ptr<BrokerService> broker_;  // past the handshake: the live one
   std::vector<std::shared_ptr<BrokerService>> pending_;  // awaiting HelloAck
 
