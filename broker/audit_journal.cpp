@@ -24,20 +24,20 @@
 namespace signaltty::broker {
 namespace {
 
-constexpr const char* kCurrentName = "audit.jsonl";
-constexpr const char* kPredecessorName = "audit.jsonl.1";
-constexpr const char* kRetentionName = "audit-retention.json";
+// The names of common/audit_chain.hpp, as C strings.
+constexpr const char* kCurrentName = audit::kCurrentName.data();
+constexpr const char* kPredecessorName = audit::kPredecessorName.data();
+constexpr const char* kRetentionName = audit::kRetentionName.data();
 // Only its existence matters here: a journal without evidence next to a
 // reservation file has had records, whatever the journal shows now.
-constexpr const char* kSequenceName = "event-sequence.json";
+constexpr const char* kSequenceName = audit::kSequenceName.data();
 constexpr std::size_t kReadChunkBytes = 64 * 1024;
 constexpr std::size_t kRetentionMaxBytes = 4096;
 // The evidence is one JSON object padded with spaces to one 512-byte
-// sector, so a rewrite is one aligned write that neither changes the
-// file's size nor spans sectors, and one fdatasync makes it durable. A
-// write torn anyway leaves bytes that do not parse or do not match the
-// files: history reads as unprovable, never the reverse.
-constexpr std::size_t kRetentionSlotBytes = 512;
+// sector (audit::retention_text), so a rewrite is one aligned write that
+// neither changes the file's size nor spans sectors, and one fdatasync
+// makes it durable. A write torn anyway leaves bytes that do not parse or
+// do not match the files: history reads as unprovable, never the reverse.
 
 // ---- reading lines ------------------------------------------------------
 
@@ -134,10 +134,21 @@ struct FileScan {
   bool torn = false;
   std::uint64_t records = 0;
   std::uint64_t max_seq = 0;
+  audit::ChainHead last;        // the last well-formed record line
+  bool holds_committed = false;  // a line is the committed head
 };
 
-// `prev_seq` carries the strict-increase check from .1 into the current file.
-Result<FileScan> scan_file(const UniqueFd& fd, std::uint64_t& prev_seq) {
+// The chain state a scan carries from .1 into the current file.
+struct ChainScan {
+  std::uint64_t prev_seq = 0;
+  audit::ChainHead committed;  // the evidence's head, empty when none
+};
+
+// `chain` carries the strict-increase check from .1 into the current file.
+// Only the committed head's line and the last record are hashed.
+Result<FileScan> scan_file(const UniqueFd& fd, ChainScan& chain) {
+  std::uint64_t& prev_seq = chain.prev_seq;
+  std::string last_line;
   FileScan scan;
   if (!fd) return scan;
   scan.exists = true;
@@ -156,9 +167,15 @@ Result<FileScan> scan_file(const UniqueFd& fd, std::uint64_t& prev_seq) {
     prev_seq = rec->seq;
     scan.max_seq = std::max(scan.max_seq, rec->seq);
     ++scan.records;
+    scan.last.seq = rec->seq;
+    last_line.assign(line);
+    if (!chain.committed.empty() && rec->seq == chain.committed.seq &&
+        audit::sha256_hex(line) == chain.committed.hash)
+      scan.holds_committed = true;
     return Next::Continue;
   });
   if (!read.ok()) return std::move(read).error();
+  if (scan.records > 0) scan.last.hash = audit::sha256_hex(last_line);
   return scan;
 }
 
@@ -179,6 +196,14 @@ RecordedRetention read_retention(const std::string& path) {
   auto decoded = protocol::decode<JournalRetention>(j, "audit-retention");
   if (j.is_discarded() || !decoded.ok()) {
     log::warn("audit journal: retention evidence does not parse; history is unprovable");
+    return {Evidence::Unreadable, {}};
+  }
+  // Exactly as we write it: a torn rewrite can mangle a key of an optional
+  // member (the head) into one that is ignored, and still parse.
+  std::string_view object(*text);
+  object = object.substr(0, object.find_last_not_of(" \n") + 1);
+  if (object != protocol::encode(*decoded).dump()) {
+    log::warn("audit journal: retention evidence is not as written; history is unprovable");
     return {Evidence::Unreadable, {}};
   }
   return {Evidence::Present, *decoded};
@@ -216,6 +241,8 @@ Verdict judge(const RecordedRetention& rec, const FileScan& pred, const FileScan
                " bytes, evidence says " + std::to_string(r.predecessor_bytes);
   else if (!clean)
     v.reason = "a journal line is torn, malformed or out of sequence";
+  else if (!r.head().empty() && r.head() != (cur.records > 0 ? cur.last : pred.last))
+    v.reason = "the committed chain head is not the journal's last record";
   else
     v.provable = true;
   return v;
@@ -248,21 +275,52 @@ Status datasync(const UniqueFd& fd) {
 // ---- open ---------------------------------------------------------------
 
 AuditJournal::AuditJournal(std::string state_dir, JournalRetention retention,
-                           std::uint64_t max_seq)
+                           std::uint64_t max_seq, std::uint64_t rotate_bytes)
     : state_dir_(std::move(state_dir)),
-      retention_(retention),
+      retention_(std::move(retention)),
       last_seq_(max_seq),
+      rotate_bytes_(rotate_bytes),
       max_seq_at_open_(max_seq) {}
 
 AuditJournal::~AuditJournal() = default;
 
-Result<std::unique_ptr<AuditJournal>> AuditJournal::open(const std::string& state_dir) {
+namespace {
+
+// The head recorded at the last sync must still be in the files; when it is
+// not, the journal was cut or rewritten while no broker watched. That is
+// recorded for good: `signaltty audit verify` reports it from then on.
+std::optional<std::uint64_t> chain_break(const RecordedRetention& recorded, const FileScan& pred,
+                                         const FileScan& cur) {
+  if (recorded.state != Evidence::Present) return std::nullopt;
+  if (recorded.value.chain_broken_at) return recorded.value.chain_broken_at;
+  const audit::ChainHead committed = recorded.value.head();
+  if (committed.empty() || pred.holds_committed || cur.holds_committed) return std::nullopt;
+  log::warn("audit journal: the committed chain head " + audit::format_head(committed) +
+            " is no longer in the journal; it was cut or rewritten");
+  return committed.seq;
+}
+
+// What the first retained record links to: as the evidence says, or the
+// genesis hash for a journal that never had a record.
+std::optional<std::string> chain_base(const RecordedRetention& recorded,
+                                      const audit::ChainHead& head) {
+  if (recorded.state == Evidence::Present && recorded.value.base_hash)
+    return recorded.value.base_hash;
+  if (head.empty() && recorded.state != Evidence::Unreadable) return audit::genesis_hash();
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AuditJournal>> AuditJournal::open(const std::string& state_dir,
+                                                         JournalOptions options) {
   SIGNALTTY_TRY(UniqueFd pred_fd, open_predecessor(fs::join(state_dir, kPredecessorName)));
   SIGNALTTY_TRY(UniqueFd cur_fd, open_current(fs::join(state_dir, kCurrentName), 0));
-  std::uint64_t prev_seq = 0;
-  SIGNALTTY_TRY(FileScan pred, scan_file(pred_fd, prev_seq));
-  SIGNALTTY_TRY(FileScan cur, scan_file(cur_fd, prev_seq));
   const auto recorded = read_retention(fs::join(state_dir, kRetentionName));
+  ChainScan chain;
+  if (recorded.state == Evidence::Present) chain.committed = recorded.value.head();
+  SIGNALTTY_TRY(FileScan pred, scan_file(pred_fd, chain));
+  SIGNALTTY_TRY(FileScan cur, scan_file(cur_fd, chain));
   const Verdict verdict =
       judge(recorded, pred, cur, fs::exists(fs::join(state_dir, kSequenceName)));
 
@@ -273,17 +331,30 @@ Result<std::unique_ptr<AuditJournal>> AuditJournal::open(const std::string& stat
   }
   if (pred.torn) log::warn("audit journal: " + std::string(kPredecessorName) + " ends torn");
 
-  JournalRetention retention{verdict.retained_after, pred.exists, cur.bytes, pred.bytes,
-                             verdict.provable};
-  std::unique_ptr<AuditJournal> journal(
-      new AuditJournal(state_dir, retention, std::max(pred.max_seq, cur.max_seq)));
+  JournalRetention retention;
+  retention.retained_after = verdict.retained_after;
+  retention.predecessor = pred.exists;
+  retention.current_bytes = cur.bytes;
+  retention.predecessor_bytes = pred.bytes;
+  retention.known_complete = verdict.provable;
+  retention.chain_broken_at = chain_break(recorded, pred, cur);
+  const audit::ChainHead head = cur.records > 0 ? cur.last : pred.last;
+  retention.set_head(head);
+  retention.base_hash = chain_base(recorded, head);
+  std::unique_ptr<AuditJournal> journal(new AuditJournal(
+      state_dir, retention, std::max(pred.max_seq, cur.max_seq), options.rotate_bytes));
   journal->current_fd_ = std::make_shared<UniqueFd>(std::move(cur_fd));
   if (pred_fd) journal->predecessor_fd_ = std::make_shared<UniqueFd>(std::move(pred_fd));
   journal->current_bytes_ = cur.bytes;
+  journal->head_ = head;
+  journal->predecessor_last_ = pred.last;
   // The verdict is persisted now, so an unprovable history stays unprovable.
   SIGNALTTY_RETURN_IF_ERROR(journal->replace_retention());
   journal->synced_ = journal->durable_snapshot();
   journal->published_ = journal->synced_;
+  journal->anchor_ =
+      std::make_unique<HeadAnchor>(std::move(options.anchor_sink), options.anchor_interval);
+  journal->anchor_->anchor_now(head, "start");
 
   if (!verdict.provable)
     log::warn("audit journal: disk history is not provable (" + verdict.reason +
@@ -320,9 +391,12 @@ Status AuditJournal::write_batch(const std::vector<StateEvent>& events) {
       return Error{ErrorCode::Internal, "audit journal: seq " + std::to_string(ev.seq) +
                                             " does not follow " + std::to_string(last_seq_)};
     SIGNALTTY_RETURN_IF_ERROR(rotate_if_full());
-    pending_ += encode_record(ev);
+    const std::string line = audit::link_record(
+        encode_record(ev), head_.empty() ? audit::genesis_hash() : head_.hash);
+    pending_ += line;
     pending_ += '\n';
     last_seq_ = ev.seq;
+    head_ = audit::ChainHead{ev.seq, audit::sha256_hex(line)};
   }
   return flush_pending();
 }
@@ -334,8 +408,10 @@ Status AuditJournal::sync() {
     unsynced_ = false;
   }
   retention_.current_bytes = current_bytes_;
+  retention_.set_head(head_);
   SIGNALTTY_RETURN_IF_ERROR(write_retention());
   synced_ = durable_snapshot();
+  anchor_->committed(head_);
   return {};
 }
 
@@ -353,7 +429,7 @@ Status AuditJournal::flush_pending() {
 // The check before each append: the file counts what is still buffered.
 // A file can exceed the threshold by the one crossing record.
 Status AuditJournal::rotate_if_full() {
-  if (current_bytes_ + pending_.size() < limits::kJournalRotateBytes) return {};
+  if (current_bytes_ + pending_.size() < rotate_bytes_) return {};
   SIGNALTTY_RETURN_IF_ERROR(flush_pending());
   return rotate();
 }
@@ -370,6 +446,9 @@ Status AuditJournal::rotate() {
   retention_.predecessor = true;
   retention_.predecessor_bytes = current_bytes_;
   retention_.current_bytes = 0;
+  retention_.set_head(head_);
+  // The discarded .1's last record is what the new .1's first links to.
+  if (!predecessor_last_.empty()) retention_.base_hash = predecessor_last_.hash;
   SIGNALTTY_RETURN_IF_ERROR(write_retention());
 
   const std::string cur = path(kCurrentName);
@@ -379,9 +458,11 @@ Status AuditJournal::rotate() {
   if (::fsync(fresh.get()) != 0) return Error::from_errno(ErrorCode::IoError, "fsync", errno, cur);
   SIGNALTTY_RETURN_IF_ERROR(fs::fsync_dir(state_dir_));
   predecessor_fd_ = std::move(current_fd_);
+  predecessor_last_ = head_;
   current_fd_ = std::make_shared<UniqueFd>(std::move(fresh));
   current_bytes_ = 0;
   log::info("audit journal: rotated; retained after " + std::to_string(retention_.retained_after));
+  anchor_->anchor_now(head_, "rotation");
   return {};
 }
 
@@ -399,8 +480,8 @@ Result<std::uint64_t> AuditJournal::read_back_predecessor() const {
     if (strict) return Error{ErrorCode::IoError, p + ": recorded predecessor is missing"};
     return std::uint64_t{0};
   }
-  std::uint64_t prev = 0;
-  SIGNALTTY_TRY(FileScan scan, scan_file(fd, prev));
+  ChainScan chain;
+  SIGNALTTY_TRY(FileScan scan, scan_file(fd, chain));
   if (strict && (!scan.clean || scan.bytes != retention_.predecessor_bytes))
     return Error{ErrorCode::IoError, p + ": does not read back cleanly (" +
                                          std::to_string(scan.bytes) + " bytes, " +
@@ -408,32 +489,19 @@ Result<std::uint64_t> AuditJournal::read_back_predecessor() const {
   return scan.max_seq;
 }
 
-namespace {
-
-// The evidence as one sector: the object, spaces, a final newline; or the
-// plain object when it would not fit (it cannot: a few numbers and flags).
-std::string retention_text(const JournalRetention& retention) {
-  std::string text = protocol::encode(retention).dump();
-  if (text.size() + 1 > kRetentionSlotBytes) return text + "\n";
-  text.resize(kRetentionSlotBytes - 1, ' ');
-  text += '\n';
-  return text;
-}
-
-}  // namespace
 
 Status AuditJournal::replace_retention() {
   const std::string file = path(kRetentionName);
   retention_fd_.reset();
-  SIGNALTTY_RETURN_IF_ERROR(fs::write_file_durable(file, retention_text(retention_)));
+  SIGNALTTY_RETURN_IF_ERROR(fs::write_file_durable(file, audit::retention_text(retention_)));
   retention_fd_ = UniqueFd(::open(file.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
   if (!retention_fd_) return Error::from_errno(ErrorCode::IoError, "open", errno, file);
   return {};
 }
 
 Status AuditJournal::write_retention() {
-  const std::string text = retention_text(retention_);
-  if (!retention_fd_ || text.size() != kRetentionSlotBytes) return replace_retention();
+  const std::string text = audit::retention_text(retention_);
+  if (!retention_fd_ || text.size() != audit::kRetentionSlotBytes) return replace_retention();
   const ssize_t n = ::pwrite(retention_fd_.get(), text.data(), text.size(), 0);
   if (n != static_cast<ssize_t>(text.size()))
     return Error::from_errno(ErrorCode::IoError, "pwrite", n < 0 ? errno : EIO, kRetentionName);

@@ -18,6 +18,7 @@
 //                    auto recs = AuditJournal::read_records(cap, from, fence);
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -27,7 +28,9 @@
 #include <utility>
 #include <vector>
 
+#include "broker/audit_anchor.hpp"
 #include "broker/event.hpp"
+#include "common/audit_chain.hpp"
 #include "common/errors.hpp"
 #include "common/limits.hpp"
 #include "common/unique_fd.hpp"
@@ -50,22 +53,17 @@ struct ReplayLine {
   Json state;  // the record's state image; null when it carries none
 };
 
-// audit-retention.json (docs/rules.md, Event journal).
-struct JournalRetention {
-  std::uint64_t retained_after = 0;
-  bool predecessor = false;
-  std::uint64_t current_bytes = 0;
-  std::uint64_t predecessor_bytes = 0;
-  bool known_complete = false;
-  static constexpr auto fields() {
-    using R = JournalRetention;
-    using protocol::req;
-    return std::tuple{req("retained_after", &R::retained_after),
-                      req("predecessor", &R::predecessor),
-                      req("current_bytes", &R::current_bytes),
-                      req("predecessor_bytes", &R::predecessor_bytes),
-                      req("known_complete", &R::known_complete)};
-  }
+// audit-retention.json (docs/rules.md, Event journal), with the chain head
+// (common/audit_chain.hpp).
+using JournalRetention = audit::Retention;
+
+// What a journal is opened with; the defaults are production's.
+struct JournalOptions {
+  // docs/rules.md, Event journal (tests rotate sooner).
+  std::uint64_t rotate_bytes = limits::kJournalRotateBytes;
+  // Where the chain head is anchored (broker/audit_anchor.hpp).
+  AnchorSink anchor_sink = syslog_anchor_sink();
+  std::chrono::milliseconds anchor_interval = kAnchorInterval;
 };
 
 // What readers may see: the files as of the last completed sync(). The fds
@@ -90,9 +88,12 @@ struct JournalCapture {
 class AuditJournal {
  public:
   // Scans both files, applies the provability rules, persists the verdict
-  // (unprovable is sticky) and repairs a torn last line. IO_ERROR when the
-  // state dir cannot be used.
-  static Result<std::unique_ptr<AuditJournal>> open(const std::string& state_dir);
+  // (unprovable is sticky) and repairs a torn last line. Finds the chain
+  // head to link the next record to; a committed head the files no longer
+  // hold is recorded for good (chain_broken_at). IO_ERROR when the state
+  // dir cannot be used.
+  static Result<std::unique_ptr<AuditJournal>> open(const std::string& state_dir,
+                                                    JournalOptions options = {});
 
   AuditJournal(const AuditJournal&) = delete;
   AuditJournal& operator=(const AuditJournal&) = delete;
@@ -109,6 +110,8 @@ class AuditJournal {
   Status sync();
   // The state as of the last successful sync() (or open()).
   JournalView durable_view() const;
+  // The last record written (maybe not yet synced): seq and line hash.
+  const audit::ChainHead& head() const { return head_; }
 
   // ---- io thread -------------------------------------------------------
   // The pipeline hands over the view of a group it is about to publish.
@@ -146,12 +149,14 @@ class AuditJournal {
   static Status for_each_replay_line(JournalCapture& capture, std::uint64_t after_seq,
                                      const ReplayVisitor& visit);
 
-  // The record line (without '\n') exactly as it is journaled: its state
-  // image, when it has one, as a fifth member `state`.
+  // The record line (without '\n') before its chain link: its state
+  // image, when it has one, as a fifth member `state`. The journal adds
+  // `prev` (audit::link_record) as the last member.
   static std::string encode_record(const StateEvent& ev);
 
  private:
-  AuditJournal(std::string state_dir, JournalRetention retention, std::uint64_t max_seq);
+  AuditJournal(std::string state_dir, JournalRetention retention, std::uint64_t max_seq,
+               std::uint64_t rotate_bytes);
 
   Status flush_pending();
   Status rotate_if_full();
@@ -172,6 +177,10 @@ class AuditJournal {
   UniqueFd retention_fd_;  // audit-retention.json, kept open for in-place rewrites
   std::uint64_t current_bytes_ = 0;  // written, maybe not yet synced
   std::uint64_t last_seq_ = 0;
+  audit::ChainHead head_;  // the last record written
+  audit::ChainHead predecessor_last_;  // the last record of .1
+  const std::uint64_t rotate_bytes_;
+  std::unique_ptr<HeadAnchor> anchor_;
   std::string pending_;  // lines not yet written to the current file
   bool unsynced_ = false;
   JournalView synced_;
