@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cli/agent_context.hpp"
+#include "cli/audit_command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/human_output.hpp"
 #include "cli/plugin_command.hpp"
@@ -45,6 +46,7 @@ Cli::Cli() : app_(kDescription, "signaltty") {
   attach_ = std::make_unique<AttachCommand>(app_);
   skill_ = std::make_unique<SkillCommand>(app_);
   integration_ = std::make_unique<IntegrationCommand>(app_);
+  audit_ = std::make_unique<AuditCommand>(app_);
   plugin_run_ = std::make_unique<PluginRunCommand>(*groups_.at("plugin"));
   pane_commands_ = std::make_unique<PaneCommands>(*groups_.at("pane"),
                                                   generated(protocol::PaneInput::name),
@@ -130,6 +132,7 @@ const CommandBinding* Cli::chosen_command() const {
 
 int Cli::execute(const CliIo& io) {
   if (integration_->chosen()) return integration_->run(json_style(), io);
+  if (audit_->chosen()) return audit_->run(json_style(), io);
   const std::string socket_path = resolve_socket_path(socket_flag_, io.env, io.uid);
   if (new_->chosen()) return new_->run(socket_path, json_style(), io);
   if (attach_->chosen()) return attach_->run(socket_path, io);

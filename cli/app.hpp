@@ -41,6 +41,7 @@ struct CliIo {
 };
 
 class AgentContext;
+class AuditCommand;
 class PluginRunCommand;
 class SkillCommand;
 
@@ -88,6 +89,7 @@ class Cli {
   std::unique_ptr<AgentContext> agent_context_;
   std::unique_ptr<PluginRunCommand> plugin_run_;
   std::unique_ptr<SkillCommand> skill_;
+  std::unique_ptr<AuditCommand> audit_;
 };
 
 // Parses, runs and returns the process exit status.

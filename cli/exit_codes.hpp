@@ -27,6 +27,12 @@ inline constexpr int kExitReplayIncomplete = 4;
 // ours and private, or the process serving it runs as another uid
 // (cli/socket_trust.hpp).
 inline constexpr int kExitUntrustedSocket = 5;
+// `audit verify|head`: the journal's chain, order or evidence disagree
+// (docs/security.md, Audit journal).
+inline constexpr int kExitAuditTampered = 6;
+// `audit verify|head|show|tail`: the journal could not be read, there is
+// none, or the anchor is older than what the journal retains.
+inline constexpr int kExitAuditUnreadable = 7;
 
 // NO_SUCH_SERVER is what the client reports when nothing listens.
 inline int exit_code_for(const Error& error) {
@@ -59,7 +65,9 @@ inline std::string exit_status_footer() {
               "events: replay incomplete; fetch current state, then subscribe again") +
          line(kExitUntrustedSocket,
               "refused the broker socket (its directory is not yours and 0700, or another "
-              "user serves it); nothing was sent");
+              "user serves it); nothing was sent") +
+         line(kExitAuditTampered, "audit: the journal was altered (the first bad seq is printed)") +
+         line(kExitAuditUnreadable, "audit: the journal could not be read or checked");
 }
 
 }  // namespace signaltty::cli
