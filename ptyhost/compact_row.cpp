@@ -3,7 +3,9 @@
 // buffer sized for the row's worst case and appends it once.
 #include "ptyhost/compact_row.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "common/limits.hpp"
 #include "ptyhost/line_render.hpp"
@@ -31,59 +33,62 @@ bool same_pen(const Pen& a, const Pen& b) { return std::memcmp(&a, &b, sizeof(Pe
 
 // One forward pass: every cell is encoded, and the output is cut after the
 // last cell an Ansi read shows. A blank run never straddles that cut: its
-// cells share one pen, so either all of them show or none does.
+// cells are identical, so either all of them show or none does. Written
+// into a buffer kept for the next row (the ptyhost is single-threaded),
+// then appended once.
 void encode_row(const Row& row, std::string& out) {
+  static thread_local std::vector<char> buffer;
   const std::size_t cells = row.cells.size();
-  const std::size_t start = out.size();
-  out.resize(start + cells * kWorstCellBytes);
-  char* const base = out.data();
-  char* p = base + start;
+  if (buffer.size() < cells * kWorstCellBytes) buffer.resize(cells * kWorstCellBytes);
+  char* const base = buffer.data();
+  char* p = base;
   char* shown_end = p;
   Pen current;
   bool current_shows_blank = false;
-  std::size_t c = 0;
-  while (c < cells) {
-    const Cell& cell = row.cells[c];
-    if (!same_pen(cell.pen, current)) {
+  const Cell* cell = row.cells.data();
+  const Cell* const end = cell + cells;
+  while (cell < end) {
+    if (!same_pen(cell->pen, current)) {
       *p++ = static_cast<char>(kOpPen);
-      std::memcpy(p, &cell.pen, sizeof(Pen));
+      std::memcpy(p, &cell->pen, sizeof(Pen));
       p += sizeof(Pen);
-      current = cell.pen;
+      current = cell->pen;
       current_shows_blank = pen_shows_when_blank(current);
     }
-    if (plain_ascii(cell)) {
-      *p++ = static_cast<char>(cell.ch);
-      ++c;
-      if (cell.ch != U' ' || current_shows_blank) shown_end = p;
+    if (plain_ascii(*cell)) {
+      do {  // a run of ASCII cells in the current pen
+        *p++ = static_cast<char>(cell->ch);
+        if (cell->ch != U' ' || current_shows_blank) shown_end = p;
+        ++cell;
+      } while (cell < end && plain_ascii(*cell) && same_pen(cell->pen, current));
       continue;
     }
-    if (never_written(cell)) {
-      std::size_t run = 1;
-      while (c + run < cells && run < kMaxBlankRun && never_written(row.cells[c + run]) &&
-             same_pen(row.cells[c + run].pen, current))
-        ++run;
+    if (never_written(*cell)) {
+      const Cell* run_end = cell + 1;
+      const Cell* const limit = cell + std::min<std::size_t>(kMaxBlankRun, static_cast<std::size_t>(end - cell));
+      while (run_end < limit && std::memcmp(run_end, cell, sizeof(Cell)) == 0) ++run_end;
       *p++ = static_cast<char>(kOpBlank);
-      *p++ = static_cast<char>(run);
-      c += run;
+      *p++ = static_cast<char>(run_end - cell);
+      cell = run_end;
       if (current_shows_blank) shown_end = p;
       continue;
     }
     *p++ = static_cast<char>(kOpCell);
-    std::memcpy(p, &cell.ch, sizeof(char32_t));
+    std::memcpy(p, &cell->ch, sizeof(char32_t));
     p += sizeof(char32_t);
-    *p++ = static_cast<char>(cell.width);
-    *p++ = static_cast<char>(cell.flags);
-    if (cell.flags & kCellHasMarks) {
-      const Marks* marks = row.marks_at(static_cast<int>(c));
+    *p++ = static_cast<char>(cell->width);
+    *p++ = static_cast<char>(cell->flags);
+    if (cell->flags & kCellHasMarks) {
+      const Marks* marks = row.marks_at(static_cast<int>(cell - row.cells.data()));
       const Marks none{};
       std::memcpy(p, marks != nullptr ? marks : &none, sizeof(Marks));
       p += sizeof(Marks);
     }
-    ++c;
     // As shown_cells: 0 and space are blank (a space's marks too) unless the pen shows.
-    if ((cell.ch != 0 && cell.ch != U' ') || current_shows_blank) shown_end = p;
+    if ((cell->ch != 0 && cell->ch != U' ') || current_shows_blank) shown_end = p;
+    ++cell;
   }
-  out.resize(static_cast<std::size_t>(shown_end - base));
+  out.append(base, static_cast<std::size_t>(shown_end - base));
 }
 
 bool decode_row(std::string_view bytes, Row& row) {
