@@ -398,6 +398,10 @@ void Terminal::resize(TerminalSize size) {
   VTermPos pos;
   vterm_state_get_cursorpos(state_, &pos);
   cursor_ = CursorPos{pos.row, pos.col};
+  // The trace's cell may be off the new grid; with the cursor moved its
+  // position no longer matters, but the live-upgrade blob must stay in
+  // bounds (terminal_state.cpp refuses a position off the grid).
+  last_glyph_.pos = cursor_;
   last_glyph_.cursor_moved = true;
   reconcile();
 }
