@@ -67,8 +67,10 @@ ino_t inode_of(int fd) {
 std::string string_of(const Json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_object()) {
-    for (const char* key : {"id", "name"})
-      if (auto it = v.find(key); it != v.end() && it->is_string()) return "{" + it->get<std::string>() + "}";
+    // The target column has the ids; a name says more where there is one.
+    for (const char* key : {"name", "id"})
+      if (auto it = v.find(key); it != v.end() && it->is_string() && !it->empty())
+        return "{" + it->get<std::string>() + "}";
     return "{…}";
   }
   if (v.is_array()) return "[" + std::to_string(v.size()) + "]";

@@ -186,6 +186,7 @@ TEST(AuditCommand, ShowPrintsOneRowPerRecordAndFilters) {
   ASSERT_EQ(rows.size(), 3u) << all.out;
   EXPECT_EQ(rows[0].rfind("2026-03-01T09:00:00.000Z  1  workspace.created", 0), 0u) << rows[0];
   EXPECT_NE(rows[0].find("ws w1"), std::string::npos) << rows[0];
+  EXPECT_NE(rows[0].find("workspace={main}"), std::string::npos) << rows[0];
   EXPECT_NE(rows[2].find("pane p2"), std::string::npos) << rows[2];
   EXPECT_NE(rows[2].find("title=vim"), std::string::npos) << rows[2];
 
