@@ -66,7 +66,11 @@ set -- -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$crashe
 if [ -n "$(ls -A "$crashers")" ]; then
   set -- "$@" "$crashers"
 fi
+# check_printf=0: libvterm 0.1.4 answers an unknown DECRQSS with
+# printf("%.s", (int)len, text); glibc prints nothing for a zero precision
+# and reads no string, but ASan's printf check reads it as a pointer.
 status=0
+ASAN_OPTIONS=${ASAN_OPTIONS:-check_printf=0} \
 LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/lsan_suppressions.txt} \
   "$build/bin/fuzz_$target" "$@" || status=$?
 # An empty crashers dir is not kept (ctest only replays one with files).
