@@ -1,6 +1,6 @@
 // tests/fuzz/fuzz_replay_main.cpp: runs a libFuzzer target without libFuzzer.
 // Each argument is a file or a directory of files; every file is passed once
-// to LLVMFuzzerTestOneInput. ctest uses it to replay each corpus on every
+// to LLVMFuzzerTestOneInput. A path after `--optional` may be missing. ctest uses it to replay each corpus on every
 // build; a crash or sanitizer report fails the run.
 // Runs in: test builds. Never: mutates inputs; that is libFuzzer's job.
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
@@ -17,8 +18,14 @@ namespace {
 
 std::vector<std::filesystem::path> inputs(int argc, char** argv) {
   std::vector<std::filesystem::path> files;
+  bool optional = false;
   for (int a = 1; a < argc; ++a) {
     const std::filesystem::path arg(argv[a]);
+    if (arg == "--optional") {  // the next path may be missing
+      optional = true;
+      continue;
+    }
+    if (std::exchange(optional, false) && !std::filesystem::exists(arg)) continue;
     if (std::filesystem::is_directory(arg)) {
       for (const auto& entry : std::filesystem::directory_iterator(arg))
         if (entry.is_regular_file()) files.push_back(entry.path());
