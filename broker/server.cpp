@@ -15,6 +15,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "broker/audit_journal.hpp"
+#include "broker/confinement.hpp"
 #include "broker/connection.hpp"
 #include "broker/detector.hpp"
 #include "broker/event_hub.hpp"
@@ -354,6 +355,9 @@ Result<std::unique_ptr<Server>> Server::create(const Config& config) {
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   SIGNALTTY_RETURN_IF_ERROR(impl->start_launcher(user_defaults));
+  // Everything the broker starts from here on, the launcher starts.
+  if (Status confined = confine_broker(); !confined.ok())
+    return Error{ErrorCode::Internal, "cannot confine the broker: " + confined.error().message};
   SIGNALTTY_RETURN_IF_ERROR(impl->lock_dirs());
   SIGNALTTY_RETURN_IF_ERROR(impl->open_state());
   // A live broker on the socket refuses this start before any ptyhost is touched.
