@@ -97,6 +97,12 @@ std::vector<std::uint64_t> seqs_of(const std::vector<StateEvent>& evs) {
 
 // A record of ~1 MiB: nine of them cross the 8 MiB threshold.
 constexpr std::size_t kBigFiller = 1u << 20;
+// Bounds every write-until-rotated loop: a journal that stops rotating (or
+// writing) fails the test instead of filling the disk.
+constexpr int kRotateTries = 64;
+bool rotated(const TempDir& dir) {
+  return stdfs::exists(dir.file("audit.jsonl.1")) || ::testing::Test::HasFatalFailure();
+}
 
 TEST(AuditJournal, FreshDirectoryIsProvableAndEmpty) {
   TempDir dir;
@@ -152,7 +158,7 @@ TEST(AuditJournal, RotatesPastThresholdKeepingOnePredecessor) {
   std::uint64_t seq = 0;
   std::uint64_t first_generation_max = 0;
   // First generation: records until the file crosses the threshold.
-  while (!stdfs::exists(dir.file("audit.jsonl.1"))) {
+  for (int n = 0; n < kRotateTries && !rotated(dir); ++n) {
     first_generation_max = seq;
     write_and_sync(*journal, {event(++seq, kBigFiller)});
   }
@@ -286,7 +292,7 @@ TEST(AuditJournal, MissingPredecessorMakesHistoryUnprovable) {
   {
     auto journal = open_ok(dir);
     std::uint64_t seq = 0;
-    while (!stdfs::exists(dir.file("audit.jsonl.1")))
+    for (int n = 0; n < kRotateTries && !rotated(dir); ++n)
       write_and_sync(*journal, {event(++seq, kBigFiller)});
   }
   stdfs::remove(dir.file("audit.jsonl.1"));
@@ -297,7 +303,7 @@ TEST(AuditJournal, RotationStopsWhenAProvablePredecessorNoLongerReadsBack) {
   TempDir dir;
   auto journal = open_ok(dir);
   std::uint64_t seq = 0;
-  while (!stdfs::exists(dir.file("audit.jsonl.1")))
+  for (int n = 0; n < kRotateTries && !rotated(dir); ++n)
     write_and_sync(*journal, {event(++seq, kBigFiller)});
   append_raw(dir.file("audit.jsonl.1"), "garbage\n");
   Status st;
@@ -342,7 +348,7 @@ TEST(AuditJournal, CaptureReadsBothGenerationsEvenAfterALaterRotation) {
   TempDir dir;
   auto journal = open_ok(dir);
   std::uint64_t seq = 0;
-  while (!stdfs::exists(dir.file("audit.jsonl.1")))
+  for (int n = 0; n < kRotateTries && !rotated(dir); ++n)
     write_and_sync(*journal, {event(++seq, kBigFiller)});
   write_and_sync(*journal, {event(++seq)});
   journal->publish_view(journal->durable_view());
