@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <csignal>
 #include <unordered_map>
 
@@ -62,6 +63,8 @@ constexpr std::chrono::milliseconds kAcceptBackoff{100};
 // Startup waits at most this long for the ptyhosts to be probed; one that
 // has not answered by then is left running, unadopted.
 constexpr std::chrono::milliseconds kAdoptionBudget{10000};
+// The soft descriptor limit the broker raises itself to (at most the hard one).
+constexpr rlim_t kBrokerFdLimit = 65536;
 // Where each ptyhost publishes its control socket, below the runtime dir.
 constexpr std::string_view kPanesDirName = "panes";
 
@@ -82,6 +85,20 @@ UserProcessDefaults harden_process() {
   std::signal(SIGXFSZ, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);
   return user;
+}
+
+// A session's soft descriptor limit (often 1024) would cap the clients
+// the broker can hold below what one busy user opens; the hard limit is
+// the user's to give. Raised only once the launcher is forked, so the
+// programs in panes get the limit the user had.
+void raise_fd_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  const rlim_t want = std::min<rlim_t>(lim.rlim_max, kBrokerFdLimit);
+  if (lim.rlim_cur >= want) return;
+  lim.rlim_cur = want;
+  if (::setrlimit(RLIMIT_NOFILE, &lim) != 0)
+    log::warn("cannot raise the descriptor limit to " + std::to_string(want));
 }
 
 // The store as the snapshot has it, and the journal seq its replay starts
@@ -355,6 +372,7 @@ Result<std::unique_ptr<Server>> Server::create(const Config& config) {
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   SIGNALTTY_RETURN_IF_ERROR(impl->start_launcher(user_defaults));
+  raise_fd_limit();  // after the launcher: pane programs keep the user's limit
   // Everything the broker starts from here on, the launcher starts.
   if (Status confined = confine_broker(); !confined.ok())
     return Error{ErrorCode::Internal, "cannot confine the broker: " + confined.error().message};
