@@ -352,8 +352,16 @@ void Terminal::on_glyph(const std::uint32_t* chars, int width, bool protect, boo
   last_glyph_ = GlyphTrace{CursorPos{row, col}, width, col + width >= row_width, false};
 }
 
+// libvterm can report a cursor just off a tiny grid (row -1 after a
+// resize to one row and a wide glyph); the model keeps it on the grid, so
+// what it serializes always restores.
+CursorPos Terminal::on_grid(int row, int col) const {
+  const Grid& grid = main_;
+  return CursorPos{std::clamp(row, 0, std::max(grid.rows() - 1, 0)), std::clamp(col, 0, grid.cols())};
+}
+
 void Terminal::on_cursor(int row, int col, bool visible) {
-  cursor_ = CursorPos{row, col};
+  cursor_ = on_grid(row, col);
   cursor_visible_ = visible;
   if (cursor_ != last_glyph_.pos) last_glyph_.cursor_moved = true;
 }
@@ -397,7 +405,7 @@ void Terminal::resize(TerminalSize size) {
   vterm_set_size(vt_.get(), size.rows, size.cols);
   VTermPos pos;
   vterm_state_get_cursorpos(state_, &pos);
-  cursor_ = CursorPos{pos.row, pos.col};
+  cursor_ = on_grid(pos.row, pos.col);
   // The trace's cell may be off the new grid; with the cursor moved its
   // position no longer matters, but the live-upgrade blob must stay in
   // bounds (terminal_state.cpp refuses a position off the grid).
