@@ -132,7 +132,7 @@ build() {
 # Two at a time, as the build: every test waits on events with deadlines
 # and owns its temporary directories, so tests never share state.
 run_tests() {
-  ctest --test-dir "${BUILD_DIR}" --output-on-failure -LE 'bench|e2e' -j"${BUILD_JOBS}"
+  ctest --test-dir "${BUILD_DIR}" --output-on-failure -LE 'bench|e2e|long' -j"${BUILD_JOBS}"
 }
 
 # The real agents against fake model APIs (tests/e2e): one test at a time,
