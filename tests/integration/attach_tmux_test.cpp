@@ -198,8 +198,13 @@ TEST_F(AttachInTmux, NewAttachesResizesDetachesRestoresTheTerminalAndReattaches)
   EXPECT_EQ(read_text_file(after), read_text_file(before)) << "terminal settings restored";
   EXPECT_EQ(only_pane()["live"]["state"], "live") << "detaching leaves the pane running";
 
-  // Reattach: the earlier output is replayed from the snapshot.
-  run_line("clear; signaltty attach " + pane_id);
+  // Reattach: the earlier output is replayed from the snapshot. The outer
+  // screen is cleared first, and seen cleared, so the old text still on it
+  // cannot pass for the replay.
+  run_line("clear");
+  wait_screen([](const std::string& s) { return s.find("hello-42-attach") == std::string::npos; },
+              "the outer screen cleared");
+  run_line("signaltty attach " + pane_id);
   shown = wait_text("hello-42-attach");
   EXPECT_EQ(shown.find(kOuterPrompt), std::string::npos) << shown;
 
