@@ -13,8 +13,9 @@
 // init_module/finit_module/delete_module, kexec_*, userfaultfd, io_uring_*.
 #include "broker/confinement.hpp"
 
+#include "common/seccomp_filter.hpp"
+
 #include <linux/sched.h>
-#include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -30,16 +31,7 @@
 namespace signaltty::broker {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(SIGNALTTY_SANITIZE)
-constexpr std::uint32_t kDefaultAction = SCMP_ACT_LOG;
-#else
-constexpr std::uint32_t kDefaultAction = SCMP_ACT_KILL_PROCESS;
-#endif
-
-struct AllowedCall {
-  std::string_view name;
-  std::string_view reason;
-};
+using seccomp::AllowedCall;
 
 // Calls allowed with any arguments. Names the running arch lacks are skipped.
 constexpr AllowedCall kAllowed[] = {
@@ -156,12 +148,6 @@ constexpr AllowedCall kAllowed[] = {
     {"exit_group", "process exit"},
 };
 
-using FilterPtr = std::unique_ptr<void, decltype(&seccomp_release)>;
-
-Status seccomp_failed(std::string_view what, int rc) {
-  return Error::from_errno(ErrorCode::Internal, what, -rc, "seccomp");
-}
-
 struct NarrowRule {
   int nr;
   scmp_arg_cmp arg;
@@ -201,25 +187,17 @@ std::vector<std::string> broker_allowed_syscalls() {
 Status confine_broker() {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return Error::from_errno(ErrorCode::Internal, "prctl", errno, "PR_SET_NO_NEW_PRIVS");
-  FilterPtr filter(seccomp_init(kDefaultAction), &seccomp_release);
-  if (!filter) return Error{ErrorCode::Internal, "seccomp_init failed"};
-  // A call made through another ABI (int 0x80 on x86_64) kills whatever its number.
-  if (int rc = seccomp_attr_set(filter.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS); rc != 0)
-    return seccomp_failed("badarch", rc);
-  for (const auto& call : kAllowed) {
-    const int nr = seccomp_syscall_resolve_name(std::string(call.name).c_str());
-    if (nr == __NR_SCMP_ERROR) continue;
-    if (int rc = seccomp_rule_add(filter.get(), SCMP_ACT_ALLOW, nr, 0); rc != 0)
-      return seccomp_failed(call.name, rc);
-  }
+  // new_filter: a call made through another ABI kills whatever its number.
+  SIGNALTTY_TRY(seccomp::FilterPtr filter, seccomp::new_filter());
+  SIGNALTTY_RETURN_IF_ERROR(seccomp::allow_calls(filter.get(), kAllowed));
   for (const auto& rule : narrow_rules())
     if (int rc = seccomp_rule_add(filter.get(), SCMP_ACT_ALLOW, rule.nr, 1, rule.arg); rc != 0)
-      return seccomp_failed(rule.reason, rc);
+      return seccomp::failed(rule.reason, rc);
   // glibc tries clone3 before clone for a new thread: ENOSYS sends it to
   // clone, whose flags the rule above can see (clone3's are behind a pointer).
   if (int rc = seccomp_rule_add(filter.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0); rc != 0)
-    return seccomp_failed("clone3", rc);
-  if (int rc = seccomp_load(filter.get()); rc != 0) return seccomp_failed("seccomp_load", rc);
+    return seccomp::failed("clone3", rc);
+  if (int rc = seccomp_load(filter.get()); rc != 0) return seccomp::failed("seccomp_load", rc);
   return {};
 }
 

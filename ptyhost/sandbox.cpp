@@ -13,7 +13,8 @@
 // kernel instead of killing the ptyhost. Release builds always kill.
 #include "ptyhost/sandbox.hpp"
 
-#include <seccomp.h>
+#include "common/seccomp_filter.hpp"
+
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -27,16 +28,7 @@
 namespace signaltty::ptyhost {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(SIGNALTTY_SANITIZE)
-constexpr std::uint32_t kDefaultAction = SCMP_ACT_LOG;
-#else
-constexpr std::uint32_t kDefaultAction = SCMP_ACT_KILL_PROCESS;
-#endif
-
-struct AllowedCall {
-  std::string_view name;
-  std::string_view reason;
-};
+using seccomp::AllowedCall;
 
 // Calls allowed with any arguments. Names the running arch lacks (e.g.
 // epoll_wait on arm64) are skipped.
@@ -84,22 +76,6 @@ constexpr AllowedCall kAllowed[] = {
     {"exit_group", "process exit"},
 };
 
-using FilterPtr = std::unique_ptr<void, decltype(&seccomp_release)>;
-
-Status seccomp_failed(std::string_view what, int rc) {
-  return Error::from_errno(ErrorCode::Internal, what, -rc, "seccomp");
-}
-
-Status allow_plain(scmp_filter_ctx ctx) {
-  for (const auto& call : kAllowed) {
-    const int nr = seccomp_syscall_resolve_name(std::string(call.name).c_str());
-    if (nr == __NR_SCMP_ERROR) continue;
-    if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0); rc != 0)
-      return seccomp_failed(call.name, rc);
-  }
-  return {};
-}
-
 // Calls allowed only with fixed arguments.
 Status allow_narrow(scmp_filter_ctx ctx, const SandboxScope& scope) {
   // pids and fds are C ints: compare their low 32 bits only.
@@ -121,7 +97,7 @@ Status allow_narrow(scmp_filter_ctx ctx, const SandboxScope& scope) {
   };
   for (const auto& rule : rules)
     if (int rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, rule.nr, 1, rule.arg); rc != 0)
-      return seccomp_failed(rule.reason, rc);
+      return seccomp::failed(rule.reason, rc);
   return {};
 }
 
@@ -131,16 +107,12 @@ Status enter_sandbox(const SandboxScope& scope) {
   if (scope.child_pid <= 0) return Error{ErrorCode::Internal, "enter_sandbox: no child"};
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return Error::from_errno(ErrorCode::Internal, "prctl", errno, "PR_SET_NO_NEW_PRIVS");
-  FilterPtr filter(seccomp_init(kDefaultAction), &seccomp_release);
-  if (!filter) return Error{ErrorCode::Internal, "seccomp_init failed"};
-  // Arch check: a syscall made through another ABI (e.g. int 0x80 on
-  // x86_64) kills the process whatever its number.
-  if (int rc = seccomp_attr_set(filter.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-      rc != 0)
-    return seccomp_failed("badarch", rc);
-  SIGNALTTY_RETURN_IF_ERROR(allow_plain(filter.get()));
+  // new_filter's arch check: a syscall made through another ABI (e.g. int
+  // 0x80 on x86_64) kills the process whatever its number.
+  SIGNALTTY_TRY(seccomp::FilterPtr filter, seccomp::new_filter());
+  SIGNALTTY_RETURN_IF_ERROR(seccomp::allow_calls(filter.get(), kAllowed));
   SIGNALTTY_RETURN_IF_ERROR(allow_narrow(filter.get(), scope));
-  if (int rc = seccomp_load(filter.get()); rc != 0) return seccomp_failed("seccomp_load", rc);
+  if (int rc = seccomp_load(filter.get()); rc != 0) return seccomp::failed("seccomp_load", rc);
   return {};
 }
 
