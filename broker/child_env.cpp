@@ -18,6 +18,8 @@ namespace {
 constexpr const char* kIntegrationHomeVariable = "SIGNALTTY_INTEGRATION_HOME";
 
 // docs/rules.md, "Environment of the child".
+// The pane's own token (broker/pane_tokens.hpp): only ever the broker's.
+constexpr std::string_view kTokenVariable = "SIGNALTTY_TOKEN";
 constexpr std::string_view kDefaultTerm = "TERM=xterm-256color";
 constexpr std::array<std::string_view, 10> kAllowedEnvKeys{
     "TERM", "COLORTERM", "LANG", "LC_ALL", "LC_CTYPE", "EDITOR", "VISUAL", "PAGER", "SHELL",
@@ -47,13 +49,13 @@ std::vector<std::string> child_environment(const ChildEnvRequest& request) {
   for (const std::string& entry : request.broker_env) {
     const std::string_view key = env_key(entry);
     if (entry.find('=') == std::string::npos || key.substr(0, 3) == "LD_" ||
-        key == "SIGNALTTY_SOCKET")
+        key == "SIGNALTTY_SOCKET" || key == kTokenVariable)
       continue;
     env.push_back(entry);
   }
   for (const auto& [key, value] : request.requested) {
     if (!env_key_allowed(key) || key.find('\0') != std::string::npos) continue;
-    if (key == "SIGNALTTY_SOCKET") continue;
+    if (key == "SIGNALTTY_SOCKET" || key == kTokenVariable) continue;
     set_env(env, key, value);
   }
   const bool has_term =
@@ -63,6 +65,7 @@ std::vector<std::string> child_environment(const ChildEnvRequest& request) {
   set_env(env, "SIGNALTTY_SOCKET", request.socket_path);
   if (request.parent_pane_id) set_env(env, "SIGNALTTY_PARENT_PANE", *request.parent_pane_id);
   if (request.task_id) set_env(env, "SIGNALTTY_TASK", *request.task_id);
+  if (request.token) set_env(env, kTokenVariable, *request.token);
   return env;
 }
 

@@ -1,8 +1,8 @@
 // broker/child_env.hpp: the environment policy of every pane's program
 // (docs/rules.md, "Environment of the child", and decision 16).
 // Runs in: broker (io thread), when pane.spawn/pane.split build a launch.
-// Never: lets a client set a key outside the allowlist, SIGNALTTY_SOCKET or
-// any LD_* variable into a child.
+// Never: lets a client set a key outside the allowlist, SIGNALTTY_SOCKET,
+// SIGNALTTY_TOKEN or any LD_* variable into a child.
 #pragma once
 
 #include <map>
@@ -20,7 +20,9 @@ namespace signaltty::broker {
 // broker's own minus every LD_* (docs/rules.md, decision 16) and SIGNALTTY_SOCKET;
 // request entries only for allowlisted keys; TERM=xterm-256color unless
 // set; then SIGNALTTY_PANE, SIGNALTTY_SOCKET and, when given,
-// SIGNALTTY_PARENT_PANE and SIGNALTTY_TASK are forced.
+// SIGNALTTY_PARENT_PANE, SIGNALTTY_TASK and SIGNALTTY_TOKEN are forced. A
+// SIGNALTTY_TOKEN from the broker's environment or the request never
+// passes: a pane gets its own token or none.
 struct ChildEnvRequest {
   std::vector<std::string> broker_env;  // KEY=VALUE, e.g. from environ
   std::map<std::string, std::string> requested;
@@ -28,6 +30,7 @@ struct ChildEnvRequest {
   std::string socket_path;
   std::optional<std::string> parent_pane_id;
   std::optional<std::string> task_id;
+  std::optional<std::string> token;  // SIGNALTTY_TOKEN (broker/pane_tokens.hpp)
 };
 std::vector<std::string> child_environment(const ChildEnvRequest& request);
 // The broker's own environment (environ), KEY=VALUE.

@@ -4,6 +4,7 @@
 
 #include "broker/agents/detect.hpp"
 #include "broker/child_env.hpp"
+#include "broker/pane_tokens.hpp"
 #include "broker/event_pipeline.hpp"
 #include "broker/handle.hpp"
 #include "broker/snapshot_store.hpp"
@@ -52,7 +53,7 @@ void resume_pane_process(Services& services, Txn& txn, const std::string& pane_i
   LaunchSpec spec{pane.id, *pane.agent.resume_argv,
                   child_environment({broker_environment(), config_env, pane.id,
                                      services.config.socket_path, pane.parent_pane_id,
-                                     pane.task_id}),
+                                     pane.task_id, services.tokens.token_for(pane.id)}),
                   pane.cwd, pane.pty_size, launch_probe(*pane.agent.resume_argv)};
   services.supervisor.launch(
       std::move(spec), [&services, &txn, id = pane.id, integration = std::move(integration),

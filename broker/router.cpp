@@ -4,6 +4,7 @@
 
 #include "broker/event_pipeline.hpp"
 #include "broker/handlers.hpp"
+#include "broker/permit_check.hpp"
 #include "broker/snapshot_store.hpp"
 #include "common/log.hpp"
 
@@ -98,6 +99,10 @@ void Router::dispatch(const std::shared_ptr<Session>& session, protocol::Request
     e.details = {{"method", request.method}};
     return send_error(session, request.id, e);
   }
+  if (auto allowed = authorize(services_.store, services_.tokens, *session, request.method,
+                               request.token, request.params);
+      !allowed.ok())
+    return send_error(session, request.id, allowed.error());
   const Json id = request.id;
   try {
     it->second(services_, session, std::move(request.id), std::move(request.params));

@@ -1,7 +1,8 @@
 // broker/router.hpp: dispatch of one decoded request through the method
 // table of common/protocol/methods.hpp: decode typed params (BAD_PARAMS
 // naming the field), run the handler, commit its events (journal → publish)
-// and only then send the reply.
+// and only then send the reply. Before any of it, the request passes the
+// (method, role) permit check (broker/permit_check.hpp).
 // Runs in: broker (io thread). Never: lets a handler see raw JSON, or sends
 // a mutating reply before its events are durable.
 #pragma once

@@ -37,6 +37,7 @@
 #include "broker/supervisor.hpp"
 #include "broker/native_decisions.hpp"
 #include "broker/pane_resume.hpp"
+#include "broker/pane_tokens.hpp"
 #include "broker/viewers.hpp"
 #include "common/close_on_exec.hpp"
 #include "common/fs.hpp"
@@ -130,6 +131,7 @@ struct Server::Impl {
   std::unique_ptr<InstanceLock> panes_lock;  // also what ptyhosts check a peer against
   std::unique_ptr<AuditJournal> journal;
   std::unique_ptr<SequenceReservation> reservation;
+  std::unique_ptr<PaneTokens> tokens;
   std::unique_ptr<Store> store;
   std::unique_ptr<EventHub> hub;
   std::unique_ptr<EventPipeline> pipeline;
@@ -191,6 +193,8 @@ Status Server::Impl::open_state() {
   SIGNALTTY_TRY(journal, AuditJournal::open(config.state_dir));
   SIGNALTTY_TRY(auto reserved, SequenceReservation::open(config.state_dir, journal->max_seq()));
   reservation = std::make_unique<SequenceReservation>(std::move(reserved));
+  SIGNALTTY_TRY(auto keyed, PaneTokens::load_or_create(config.state_dir));
+  tokens = std::make_unique<PaneTokens>(keyed);
   SIGNALTTY_TRY(auto loaded, load_store(config.state_dir));
   store = std::make_unique<Store>(std::move(loaded.store));
   JournalReplayReport replayed;
@@ -230,7 +234,7 @@ Status Server::Impl::open_state() {
   hub->watch([this](const StateEvent& ev) { git->on_event(ev); });
   services = std::make_unique<Services>(Services{io, config, *store, *pipeline, *hub, *snapshots,
                                                  *supervisor, *viewers, *routes, *detector, *hooks,
-                                                 *git, std::chrono::steady_clock::now(),
+                                                 *git, *tokens, std::chrono::steady_clock::now(),
                                                  [this] { stop("server.shutdown"); }});
   router = std::make_unique<Router>(*services);
   return {};

@@ -23,6 +23,7 @@ class Supervisor;
 class Viewers;
 class DecisionRoutes;
 class Detector;
+class PaneTokens;
 namespace plugins {
 class HookRunner;
 }
@@ -43,6 +44,7 @@ struct Services {
   Detector& detector;      // screen rules, process refresh, manifests (broker/detector.hpp)
   plugins::HookRunner& hooks;  // executable plugins (broker/plugins/hook_runner.hpp)
   git::GitService& git;        // gitworkers, turn baselines (broker/git/git_service.hpp)
+  const PaneTokens& tokens;    // each pane's SIGNALTTY_TOKEN (broker/pane_tokens.hpp)
   std::chrono::steady_clock::time_point started_at;
   // Orderly stop: save the snapshot, close the listener, exit 0.
   std::function<void()> request_stop;

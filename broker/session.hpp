@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace signaltty::broker {
@@ -31,6 +32,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // releases it when it answers.
   void hold_single_flight(std::function<void()> cancel) { single_flight_ = std::move(cancel); }
   void release_single_flight() { single_flight_ = nullptr; }
+  // The pane whose SIGNALTTY_TOKEN this connection presented: role `pane`,
+  // acting for that pane only (common/protocol/permits.hpp). None: role
+  // `user`. Once bound it stays for the connection's life.
+  const std::optional<std::string>& token_pane() const { return token_pane_; }
+  void bind_token_pane(std::string pane_id) { token_pane_ = std::move(pane_id); }
+
   void cancel_single_flight() {
     std::function<void()> cancel = std::move(single_flight_);
     single_flight_ = nullptr;
@@ -39,6 +46,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   std::function<void()> single_flight_;
+  std::optional<std::string> token_pane_;
 };
 
 }  // namespace signaltty::broker

@@ -177,7 +177,8 @@ std::string Store::resolve_leaf(const std::string& id_or_name) const {
 // ---- workspace transitions ---------------------------------------------------
 
 Result<Workspace> Store::create_workspace(Txn& txn, std::optional<std::string> name,
-                                          std::optional<std::string> cwd, bool auto_resume) {
+                                          std::optional<std::string> cwd, bool auto_resume,
+                                          bool shared_control) {
   SIGNALTTY_TRY(std::string clean_name,
                 sanitize_display_name(name.value_or(std::string(kDefaultWorkspaceName)), "name"));
   SIGNALTTY_TRY(std::string dir, resolve_cwd(std::move(cwd)));
@@ -187,6 +188,7 @@ Result<Workspace> Store::create_workspace(Txn& txn, std::optional<std::string> n
   ws.handle = make_handle(ws.name, [this](std::string_view h) { return handle_taken(h); });
   ws.cwd = std::move(dir);
   ws.auto_resume = auto_resume;
+  ws.shared_control = shared_control;
   ws.created_at = clock_();
   ws.updated_at = ws.created_at;
   workspace_order_.push_back(ws.id);

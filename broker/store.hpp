@@ -103,7 +103,8 @@ class Store {
   // from the name and unique. Emits workspace.created {workspace}.
   Result<protocol::Workspace> create_workspace(Txn& txn, std::optional<std::string> name,
                                                std::optional<std::string> cwd,
-                                               bool auto_resume = false);
+                                               bool auto_resume = false,
+                                               bool shared_control = false);
   // Changes the name only (the handle is immutable). Emits
   // workspace.updated {workspace}, nothing when the name is unchanged.
   // Records what the gitworker found for the workspace's cwd. Emits

@@ -45,7 +45,7 @@ AttachLink AttachLink::adopt(UniqueFd fd) {
 
 std::string AttachLink::send(std::string_view method, const Json& params) {
   std::string id = "a" + std::to_string(next_request_++);
-  outbox_ += protocol::encode_request(id, method, params);
+  outbox_ += protocol::encode_request(id, method, params, token_);
   return id;
 }
 

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <variant>
 
+#include "cli/client.hpp"
 #include "common/errors.hpp"
 #include "common/protocol/envelope.hpp"
 #include "common/unique_fd.hpp"
@@ -67,12 +68,13 @@ class AttachLink {
   std::size_t unsent_bytes() const { return outbox_.size(); }
 
  private:
-  explicit AttachLink(UniqueFd fd) : fd_(std::move(fd)) {}
+  explicit AttachLink(UniqueFd fd) : fd_(std::move(fd)), token_(pane_token_from_env()) {}
   Status write_some();
   Status read_some();
   Status decode_lines();
 
   UniqueFd fd_;
+  std::string token_;  // SIGNALTTY_TOKEN (cli/client.hpp)
   std::string outbox_;
   std::string inbox_;
   std::size_t scanned_ = 0;  // bytes of inbox_ known to hold no '\n'

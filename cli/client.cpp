@@ -10,6 +10,7 @@
 #include <sys/un.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 #include "cli/socket_trust.hpp"
 #include "common/limits.hpp"
@@ -98,6 +99,11 @@ Result<UniqueFd> connect_broker_socket(const std::string& socket_path, uid_t uid
   return fd;
 }
 
+std::string pane_token_from_env() {
+  const char* token = std::getenv("SIGNALTTY_TOKEN");
+  return token ? std::string(token) : std::string();
+}
+
 Result<Client> Client::connect(const std::string& socket_path, uid_t uid, Deadline deadline) {
   SIGNALTTY_TRY(UniqueFd fd, connect_broker_socket(socket_path, uid, deadline));
   return Client(std::move(fd));
@@ -130,7 +136,7 @@ Result<std::optional<ServerLine>> Client::next_line(Deadline deadline) {
 
 Result<std::string> Client::send_request(std::string_view method, const Json& params) {
   std::string id = "c" + std::to_string(next_request_++);
-  std::string line = protocol::encode_request(id, method, params);
+  std::string line = protocol::encode_request(id, method, params, token_);
   if (line.size() > limits::kMaxLineBytes + 1)
     return bad_params("request exceeds the 16 MiB line cap");
   SIGNALTTY_RETURN_IF_ERROR(send_all(fd_.get(), line));

@@ -34,6 +34,11 @@ struct ServerLine {
   std::variant<protocol::Response, protocol::EventMessage> message;
 };
 
+// This process's SIGNALTTY_TOKEN, or "" outside a pane. Every request the
+// CLI and the hook relay send carries it: inside a pane they act as that
+// pane (docs/security.md, "Roles on the socket").
+std::string pane_token_from_env();
+
 class Client {
  public:
   // NO_SUCH_SERVER when nothing listens at `socket_path` (missing socket or
@@ -54,12 +59,13 @@ class Client {
   Result<std::optional<ServerLine>> next_line(Deadline deadline = std::nullopt);
 
  private:
-  explicit Client(UniqueFd fd) : fd_(std::move(fd)) {}
+  explicit Client(UniqueFd fd) : fd_(std::move(fd)), token_(pane_token_from_env()) {}
   Result<std::string> send_request(std::string_view method, const protocol::Json& params);
   Result<std::optional<std::string>> read_line(Deadline deadline);
   Status fill_buffer(Deadline deadline);
 
   UniqueFd fd_;
+  std::string token_;  // SIGNALTTY_TOKEN, sent with every request
   std::string buffer_;
   std::uint64_t next_request_ = 1;
   bool eof_ = false;

@@ -13,6 +13,7 @@
 
 #include "broker/agents/detect.hpp"
 #include "broker/child_env.hpp"
+#include "broker/pane_tokens.hpp"
 #include "broker/detector.hpp"
 #include "broker/event_pipeline.hpp"
 #include "broker/handle.hpp"
@@ -126,7 +127,7 @@ Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
   d.spec = LaunchSpec{pane.id, in.argv,
                       child_environment({broker_environment(), std::move(in.env), pane.id,
                                          services.config.socket_path, in.parent_pane_id,
-                                         in.task_id}),
+                                         in.task_id, services.tokens.token_for(pane.id)}),
                       in.cwd, in.size, launch_probe(in.argv)};
   return d;
 }
@@ -223,8 +224,22 @@ void handle(p::PaneSplit, Ctx& ctx, p::PaneSplitParams&& params,
       std::vector<std::string>{shell != nullptr && *shell != '\0' ? shell : "sh"});
   DraftInput in{(*source)->workspace_id, std::move(argv), params.cwd.value_or((*source)->cwd),
                 {}, (*source)->pty_size, std::nullopt, std::nullopt};
+  // Split through a pane's token: the new pane is that pane's child, so
+  // its lineage reaches it (docs/security.md, "Roles on the socket").
+  const p::Pane* parent = nullptr;
+  if (const auto& own = ctx.session->token_pane()) {
+    auto found = ctx.services.store.find_pane(*own);
+    if (!found.ok()) return reply(std::move(found).error());
+    parent = *found;
+    in.parent_pane_id = parent->id;
+  }
   auto draft = draft_pane(ctx.services, std::move(in));
   if (!draft.ok()) return reply(std::move(draft).error());
+  if (parent) {
+    draft->pane.parent_pane_id = parent->id;
+    draft->pane.root_pane_id = parent->root_pane_id.value_or(parent->id);
+    draft->pane.relationship = p::encode(p::PaneRelationship::Subagent).get<std::string>();
+  }
   launch_and_publish(ctx, std::move(draft).value(), (*source)->tab_id, (*source)->id,
                      params.direction, std::move(reply));
 }

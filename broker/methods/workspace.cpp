@@ -17,7 +17,7 @@ Result<p::WorkspaceResult> handle(p::WorkspaceCreate, Ctx& ctx,
     return bad_params("cwd '" + *params.cwd + "' is a checkout being created or removed");
   SIGNALTTY_TRY(p::Workspace ws, ctx.services.store.create_workspace(
                                      ctx.txn, std::move(params.name), std::move(params.cwd),
-                                     params.auto_resume));
+                                     params.auto_resume, params.shared_control));
   return p::WorkspaceResult{std::move(ws)};
 }
 

@@ -69,6 +69,11 @@ std::variant<Request, RequestError> decode_request(std::string_view line) {
       return RequestError{id, field_error(ErrorCode::BadParams, "params: expected object", "params")};
     req.params = std::move(*params);
   }
+  if (auto token = doc.find("token"); token != doc.end() && !token->is_null()) {
+    if (!token->is_string())
+      return RequestError{id, field_error(ErrorCode::BadParams, "token: expected string", "token")};
+    req.token = token->get<std::string>();
+  }
   return req;
 }
 
@@ -116,8 +121,11 @@ std::string encode_pty_data_line(std::string_view pane_id, std::uint64_t seq,
   return line;
 }
 
-std::string encode_request(const Json& id, std::string_view method, const Json& params) {
-  return dump_line({{"protocol", kProtocol}, {"id", id}, {"method", method}, {"params", params}});
+std::string encode_request(const Json& id, std::string_view method, const Json& params,
+                           std::string_view token) {
+  Json doc{{"protocol", kProtocol}, {"id", id}, {"method", method}, {"params", params}};
+  if (!token.empty()) doc["token"] = token;
+  return dump_line(doc);
 }
 
 Result<std::variant<Response, EventMessage>> decode_server_line(std::string_view line) {

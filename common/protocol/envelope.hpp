@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,10 @@ struct Request {
   Json id;  // string, number or null: echoed back verbatim
   std::string method;
   Json params;  // always an object; decoded by the method's Codec
+  // A pane's SIGNALTTY_TOKEN: the connection then acts as that pane
+  // (common/protocol/permits.hpp). Checked by the router, never echoed,
+  // logged or journaled.
+  std::optional<std::string> token;
 };
 
 // What decode_request could salvage when it fails: the id to answer with.
@@ -43,7 +48,10 @@ std::string encode_event(std::string_view event, std::uint64_t seq, const Json& 
 // that path.
 std::string encode_pty_data_line(std::string_view pane_id, std::uint64_t seq,
                                  std::uint64_t output_offset, std::string_view bytes);
-std::string encode_request(const Json& id, std::string_view method, const Json& params);
+// `token`: the caller's SIGNALTTY_TOKEN, sent as the envelope's "token"
+// when not empty.
+std::string encode_request(const Json& id, std::string_view method, const Json& params,
+                           std::string_view token = {});
 
 // Client side: one response or event line, decoded.
 struct Response {

@@ -110,6 +110,7 @@ struct Workspace {
   std::optional<std::string> active_tab_id;
   bool auto_resume = false;
   bool redact = false;
+  bool shared_control = false;
   std::string created_at;
   std::string updated_at;
   static constexpr auto fields() {
@@ -120,6 +121,8 @@ struct Workspace {
         opt("active_tab_id", &Workspace::active_tab_id),
         opt("auto_resume", &Workspace::auto_resume, "resume adapter panes at broker start"),
         opt("redact", &Workspace::redact, "keep no scrollback tail on disk"),
+        opt("shared_control", &Workspace::shared_control,
+            "its panes' tokens may drive every pane of it, not only their own lineage"),
         opt("created_at", &Workspace::created_at), opt("updated_at", &Workspace::updated_at)};
   }
   bool operator==(const Workspace&) const = default;

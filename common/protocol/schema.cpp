@@ -3,6 +3,7 @@
 #include "common/protocol/schema.hpp"
 
 #include "common/protocol/events.hpp"
+#include "common/protocol/permits.hpp"
 
 namespace signaltty::protocol {
 
@@ -20,6 +21,10 @@ ServerSchemaResult build_schema() {
     m.implemented = M::availability == Availability::Implemented;
     m.params = schema_of<typename M::Params>();
     m.result = schema_of<typename M::Result>();
+    m.permits.user = std::string(permit_name(permit_for(M::name, Role::User)));
+    m.permits.pane = std::string(permit_name(permit_for(M::name, Role::Pane)));
+    if (auto rule = permit_rule(M::name); rule && !rule->field.empty())
+      m.permits.target = std::string(rule->field);
     out.methods.push_back(std::move(m));
   });
   for_each_type<AllEvents>([&]<class E>() {

@@ -45,6 +45,19 @@ TEST(PaneEnv, PaneIdAndSocketAreForcedAndTermDefaults) {
             1);
 }
 
+TEST(PaneEnv, APaneGetsItsOwnTokenOrNoneNeverAnInheritedOrRequestedOne) {
+  ChildEnvRequest r = base();
+  r.broker_env.push_back("SIGNALTTY_TOKEN=stp1.inherited");
+  r.requested = {{"SIGNALTTY_TOKEN", "stp1.requested"}};
+  EXPECT_FALSE(value_of(child_environment(r), "SIGNALTTY_TOKEN").has_value());
+  r.token = "stp1.own";
+  auto env = child_environment(r);
+  EXPECT_EQ(value_of(env, "SIGNALTTY_TOKEN"), "stp1.own");
+  EXPECT_EQ(std::count_if(env.begin(), env.end(),
+                          [](const std::string& e) { return e.rfind("SIGNALTTY_TOKEN=", 0) == 0; }),
+            1);
+}
+
 TEST(PaneEnv, OnlyAllowlistedRequestKeysApply) {
   ChildEnvRequest r = base();
   r.requested = {{"TERM", "screen"},       {"LANG", "de_DE.UTF-8"}, {"CLAUDE_CONFIG_DIR", "/c"},

@@ -413,6 +413,7 @@ Client::Client(const std::string& socket_path) {
 Json Client::send_request(std::string_view method, const Json& params) {
   Json id = "c" + std::to_string(next_id_++);
   Json req = {{"protocol", "signaltty/1"}, {"id", id}, {"method", method}, {"params", params}};
+  if (!token_.empty()) req["token"] = token_;
   std::string line = req.dump() + "\n";
   if (send_raw(line) != line.size())
     throw HarnessError("could not send " + std::string(method) + " (connection closed or stuck)");

@@ -246,6 +246,9 @@ class Client {
   bool eof() const { return eof_; }
   int fd() const { return fd_.get(); }
   const std::vector<Json>& strays() const { return strays_; }
+  // Every later request carries `token` in its envelope (a pane's
+  // SIGNALTTY_TOKEN); "" sends none.
+  void use_token(std::string token) { token_ = std::move(token); }
 
  private:
   explicit Client(UniqueFd fd) : fd_(std::move(fd)) {}
@@ -254,6 +257,7 @@ class Client {
   void read_now();
 
   UniqueFd fd_;
+  std::string token_;
   std::string inbuf_;
   std::size_t consumed_ = 0;  // bytes of inbuf_ already returned as lines
   std::size_t scanned_ = 0;   // bytes of inbuf_ known to hold no '\n'

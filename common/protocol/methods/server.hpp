@@ -43,6 +43,21 @@ struct ServerShutdownResult {
 };
 
 // One entry of server.schema's methods[]: names first, our extension after.
+// Who may call a method (common/protocol/permits.hpp): the `user` role
+// always; the `pane` role as `pane` says, reading `target` when it checks one.
+struct SchemaPermits {
+  std::string user;
+  std::string pane;
+  std::optional<std::string> target;
+  static constexpr auto fields() {
+    using P = SchemaPermits;
+    return std::tuple{req("user", &P::user, "allow"),
+                      req("pane", &P::pane,
+                          "allow | deny | own_pane | lineage | lineage_all | spawn_child | no_grant"),
+                      opt("target", &P::target, "the params field the pane rule reads")};
+  }
+};
+
 struct SchemaMethod {
   std::string name;
   std::string summary;
@@ -52,6 +67,7 @@ struct SchemaMethod {
   bool implemented = true;
   Json params;
   Json result;
+  SchemaPermits permits;
   static constexpr auto fields() {
     using M = SchemaMethod;
     return std::tuple{req("name", &M::name), req("summary", &M::summary),
@@ -60,7 +76,8 @@ struct SchemaMethod {
                       req("implemented", &M::implemented,
                           "false: answered INTERNAL 'not implemented yet' by this build"),
                       req("params", &M::params, "JSON Schema of params"),
-                      req("result", &M::result, "JSON Schema of result")};
+                      req("result", &M::result, "JSON Schema of result"),
+                      req("permits", &M::permits, "who may call it (docs/security.md)")};
   }
 };
 

@@ -34,12 +34,16 @@ struct WorkspaceCreateParams {
   std::optional<std::string> name;
   std::optional<std::string> cwd;
   bool auto_resume = false;
+  bool shared_control = false;
   static constexpr auto fields() {
     using P = WorkspaceCreateParams;
     return std::tuple{opt("name", &P::name, "display name (default \"workspace\")"),
                       opt("cwd", &P::cwd, "an existing directory (default $HOME)"),
                       opt("auto_resume", &P::auto_resume,
-                          "at broker start, resume its agent panes whose terminal is gone")};
+                          "at broker start, resume its agent panes whose terminal is gone"),
+                      opt("shared_control", &P::shared_control,
+                          "its panes' tokens may drive each other (docs/security.md); "
+                          "refused to a pane's token")};
   }
 };
 
