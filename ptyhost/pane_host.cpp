@@ -42,8 +42,8 @@ constexpr milliseconds kSpawnWait{60000};
 constexpr milliseconds kStopFlushDeadline{5000};
 // close: the longest SIGKILL escalation a broker may ask for.
 constexpr int kCloseKillAfterMaxMs = 60000;
-// Reads of kReadChunkBytes per wakeup before yielding to the socket.
-constexpr int kReadChunksPerWakeup = 4;
+// Bytes read per wakeup before yielding to the socket and the broker.
+constexpr std::size_t kReadBytesPerWakeup = 256u << 10;
 // pane.clear (docs/rules.md "Rendered ring"): home, erase screen, erase scrollback.
 constexpr std::string_view kClearSequence = "\x1b[H\x1b[2J\x1b[3J";
 
@@ -302,16 +302,19 @@ void PaneHost::arm_read() {
                      });
 }
 
-// Reads until the PTY is empty (or kReadChunksPerWakeup full chunks went
-// by), then waits for it again: one wakeup per burst, no read that is
-// known to find nothing.
+// Reads until a read finds the PTY empty (or kReadBytesPerWakeup went by),
+// then waits for it again. The kernel hands a PTY master at most a few KiB
+// per read and refills it from its queue while we process them, so after
+// each batch the next read is tried at once: a busy stream costs one read
+// per batch, not one wakeup per batch.
 void PaneHost::on_readable() {
-  for (int i = 0; i < kReadChunksPerWakeup; ++i) {
+  const std::uint64_t start = output_offset_;
+  for (;;) {
     const Drain drained = drain_pty();
     if (drained == Drain::Eof) return on_pty_eof();
     if (!master_.is_open()) return;
     if (broker_ && broker_->backlogged()) return pause_reading();
-    if (drained == Drain::Empty) break;
+    if (drained == Drain::Nothing || output_offset_ - start >= kReadBytesPerWakeup) break;
   }
   arm_read();
 }
@@ -337,9 +340,8 @@ void PaneHost::arm_stall_timer() {
   });
 }
 
-// Reads up to one chunk (the PTY hands out a few KiB per read) and feeds
-// it on. Eof at EOF/EIO: every holder of the slave has closed it; Empty
-// when a read found nothing more; More when the chunk filled up.
+// Reads until the PTY has nothing more or one chunk is full, and feeds what
+// it read on.
 PaneHost::Drain PaneHost::drain_pty() {
   std::size_t filled = 0;
   bool eof = false;
@@ -357,7 +359,7 @@ PaneHost::Drain PaneHost::drain_pty() {
   }
   if (filled > 0) process_output(std::string_view(read_buffer_.get(), filled));
   if (eof) return Drain::Eof;
-  return filled == kReadChunkBytes ? Drain::More : Drain::Empty;
+  return filled > 0 ? Drain::Some : Drain::Nothing;
 }
 
 void PaneHost::process_output(std::string_view bytes) {

@@ -111,7 +111,9 @@ class PaneHost {
   void pause_reading();
   void resume_reading();
   void arm_stall_timer();
-  enum class Drain { Eof, Empty, More };
+  // Eof: EOF/EIO; Nothing: the PTY had nothing; Some: bytes were read and
+  // fed on (the PTY may have more by the time they were processed).
+  enum class Drain { Eof, Nothing, Some };
   Drain drain_pty();
   void process_output(std::string_view bytes);
   void publish_osc(const std::vector<OscEvent>& found);
