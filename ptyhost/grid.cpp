@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 
 namespace signaltty::ptyhost {
 namespace {
@@ -105,8 +106,21 @@ void Grid::put_ascii(int r, int c, std::span<const char> text, const Pen& pen) {
   }
 }
 
+static_assert(std::is_trivially_copyable_v<Cell>);
+
+// Every scroll clears a row: one cell, then copies doubling what is done
+// (a few wide memcpy calls instead of a store per cell).
 void Grid::clear_row(Row& row, const Pen& fill) {
-  std::fill(row.cells.begin(), row.cells.end(), blank_cell(fill));
+  const std::size_t n = row.cells.size();
+  if (n > 0) {
+    Cell* const cells = row.cells.data();
+    cells[0] = blank_cell(fill);
+    for (std::size_t done = 1; done < n;) {
+      const std::size_t step = std::min(done, n - done);
+      std::memcpy(static_cast<void*>(cells + done), cells, step * sizeof(Cell));
+      done += step;
+    }
+  }
   row.marks.clear();
   row.seq = 0;
   row.content_hash = 0;
