@@ -50,6 +50,6 @@ inline constexpr std::size_t kMaxCombiningMarks = 2;
 
 // Ours: printable ASCII runs shorter than this go through libvterm's own
 // text path; longer ones are written straight into the grid.
-inline constexpr std::size_t kFastTextMinRun = 8;
+inline constexpr std::size_t kFastTextMinRun = 3;
 
 }  // namespace signaltty::ptyhost::limits
