@@ -10,6 +10,8 @@
 //    in it, a change that was never answered is in it whole or not at all,
 //    and nothing else changed (decision 25; docs/persistence.md, "Nothing
 //    acknowledged is lost").
+// A second test fills the journal past two rotations while no snapshot can
+// be saved: the journal must keep what no snapshot holds.
 // Runs in: the integration test binary.
 //
 // The kill moment is counted in answered requests, never in wall time, so a
@@ -24,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -596,6 +599,46 @@ TEST_F(BrokerCrashConsistency, SigkillAtRandomMomentsLosesNothingAnsweredAndReus
   }
   RecordProperty("rounds", static_cast<int>(all.size()));
   RecordProperty("torn_journal_lines", static_cast<int>(torn_lines_));
+}
+
+// Enough renames to fill the journal's 8 MiB file twice over (a rename's
+// record with its state image is about 600 bytes).
+constexpr int kRenamesPastTwoRotations = 36000;
+
+// While no snapshot can be saved (snapshot.json is a non-empty directory,
+// which a rename cannot replace), the journal is the only copy of every
+// change: filling it past two rotations must not discard the oldest.
+TEST_F(BrokerCrashConsistency, JournalRotationKeepsChangesNoSnapshotHolds) {
+  start();
+  Client client = connect();
+  const std::string ws = client.call("workspace.create", {{"name", "base"}})["workspace"]["id"];
+  await_snapshot();
+  const std::string path = dirs_.state_file("snapshot.json");
+  const std::string saved = read_text_file(path);
+  std::filesystem::remove(path);
+  std::filesystem::create_directory(path);
+  write_text_file(path + "/occupied", "x");
+
+  client.call("workspace.rename", {{"workspace_id", ws}, {"name", "acked-early"}});
+  const std::string filler =
+      client.call("workspace.create", {{"name", "filler"}})["workspace"]["id"];
+  std::vector<Json> renames;
+  for (int i = 0; i < kRenamesPastTwoRotations; ++i)
+    renames.push_back({{"workspace_id", filler}, {"name", "f" + std::to_string(i)}});
+  for (const Json& response : client.request_pipelined("workspace.rename", renames))
+    ASSERT_TRUE(is_ok(response)) << response.dump();
+  EXPECT_NE(broker().stderr_text().find("rotation waits"), std::string::npos);
+
+  broker().sigkill();
+  ASSERT_TRUE(broker().wait_exit(deadline_after()).has_value());
+  std::filesystem::remove_all(path);
+  write_text_file(path, saved);
+  start();
+  Client restored = connect();
+  EXPECT_EQ(restored.call("workspace.get", {{"workspace_id", ws}})["workspace"]["name"],
+            "acked-early");
+  EXPECT_EQ(restored.call("workspace.get", {{"workspace_id", filler}})["workspace"]["name"],
+            "f" + std::to_string(kRenamesPastTwoRotations - 1));
 }
 
 }  // namespace SIGNALTTY_UNITY_ID
