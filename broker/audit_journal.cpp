@@ -430,8 +430,25 @@ Status AuditJournal::flush_pending() {
 // A file can exceed the threshold by the one crossing record.
 Status AuditJournal::rotate_if_full() {
   if (current_bytes_ + pending_.size() < rotate_bytes_) return {};
+  if (rotation_would_lose_changes()) return {};
   SIGNALTTY_RETURN_IF_ERROR(flush_pending());
   return rotate();
+}
+
+// Whether the .1 a rotation discards holds records no snapshot reflects
+// (docs/persistence.md): their changes would be lost at the next crash.
+bool AuditJournal::rotation_would_lose_changes() {
+  const std::uint64_t covered = snapshot_covers_.load();
+  if (predecessor_last_.empty() || predecessor_last_.seq <= covered) {
+    rotation_held_ = false;
+    return false;
+  }
+  if (!rotation_held_)
+    log::warn("audit journal: rotation waits: " + std::string(kPredecessorName) +
+              " holds records through seq " + std::to_string(predecessor_last_.seq) +
+              " and the snapshot reflects only seq " + std::to_string(covered));
+  rotation_held_ = true;
+  return true;
 }
 
 // docs/rules.md, Event journal: evidence first, then rename current over .1,

@@ -18,6 +18,7 @@
 //                    auto recs = AuditJournal::read_records(cap, from, fence);
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -124,6 +125,13 @@ class AuditJournal {
   // Highest seq found in the journal when it was opened (0 when empty).
   std::uint64_t max_seq() const { return max_seq_at_open_; }
 
+  // ---- any thread ------------------------------------------------------
+  // The highest seq a durable snapshot.json reflects (decision 25). Once
+  // this was called, a rotation that would discard a .1 holding records
+  // above it waits, the current file growing past the threshold, until a
+  // snapshot reflects them: until then the journal is their only copy.
+  void set_snapshot_covers(std::uint64_t seq) { snapshot_covers_.store(seq); }
+
   // ---- worker thread ---------------------------------------------------
   // Records with after_seq < seq <= through_seq, ascending, read up to the
   // captured lengths. A line that does not parse is an error in a provable
@@ -160,6 +168,7 @@ class AuditJournal {
 
   Status flush_pending();
   Status rotate_if_full();
+  bool rotation_would_lose_changes();
   Status rotate();
   Result<std::uint64_t> read_back_predecessor() const;
   // The whole evidence file replaced (open) or its one sector rewritten
@@ -183,6 +192,10 @@ class AuditJournal {
   std::unique_ptr<HeadAnchor> anchor_;
   std::string pending_;  // lines not yet written to the current file
   bool unsynced_ = false;
+  bool rotation_held_ = false;  // logged once per hold
+  // kNoSnapshotGate until set_snapshot_covers() (unit tests rotate freely).
+  static constexpr std::uint64_t kNoSnapshotGate = UINT64_MAX;
+  std::atomic<std::uint64_t> snapshot_covers_{kNoSnapshotGate};
   JournalView synced_;
   const std::uint64_t max_seq_at_open_;
   // Io thread.

@@ -218,6 +218,12 @@ Status Server::Impl::open_state() {
         return doc;
       },
       [this] { return store->revision(); });
+  // The journal keeps every record no saved snapshot reflects
+  // (docs/persistence.md); a snapshot of an older broker reflects all.
+  journal->set_snapshot_covers(loaded.replay_after.value_or(journal->max_seq()));
+  snapshots->set_on_saved([this](const SnapshotDoc& doc) {
+    if (doc.journal_seq) journal->set_snapshot_covers(*doc.journal_seq);
+  });
   // What the replay restored goes into the next snapshot, before the
   // journal could rotate it away.
   if (replayed.applied > 0) snapshots->mark_dirty();

@@ -86,6 +86,11 @@ class SnapshotScheduler {
   // retries it.
   void save_now_or_retry();
 
+  // Called with each document once it is durable on disk, from whichever
+  // thread wrote it (the server tells the journal what it may rotate away).
+  using Saved = std::function<void(const SnapshotDoc&)>;
+  void set_on_saved(Saved on_saved) { on_saved_ = std::move(on_saved); }
+
   // Io thread; for tests and server.status.
   std::uint64_t saves_completed() const { return saves_completed_; }
   std::uint64_t saves_failed() const { return saves_failed_; }
@@ -100,6 +105,7 @@ class SnapshotScheduler {
   const std::string state_dir_;
   Provider provider_;
   Revision revision_;
+  Saved on_saved_;
   const std::chrono::milliseconds debounce_;
   const WallClock wall_clock_;
   boost::asio::steady_timer timer_;

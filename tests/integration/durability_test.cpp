@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "tests/integration/harness.hpp"
+#include "tests/integration/pane_support.hpp"
 
 namespace signaltty::itest {
 namespace {
@@ -263,9 +263,17 @@ TEST_F(BrokerDurability, ReplayFromBeforeTheRetainedHistoryIsHistoryLost) {
   Json ws = client.call("workspace.create", {{"cwd", cwd}})["workspace"];
   const std::size_t event_bytes = Json({{"workspace", ws}}).dump().size();
   // Two rotations: the second discards a predecessor, moving retained_after.
+  // It waits for a snapshot that reflects that predecessor (docs/persistence.md),
+  // so one more rename once a snapshot holds everything lets it happen.
   const std::size_t renames = 2 * kJournalRotateBytes / event_bytes + 256;
   expect_all_ok(client.request_pipelined("workspace.rename", rename_params(ws["id"], renames, 8)));
   ASSERT_TRUE(path_exists(dirs_.state_file("audit.jsonl.1")));
+  const std::uint64_t head = client.call("server.status")["seq"];
+  ASSERT_TRUE(wait_until([&] {
+    const Json doc = Json::parse(read_text_file(dirs_.state_file("snapshot.json")), nullptr, false);
+    return doc.is_object() && doc.value("journal_seq", std::uint64_t{0}) >= head;
+  })) << "no snapshot reflected seq " << head;
+  client.call("workspace.rename", {{"workspace_id", ws["id"]}, {"name", "after-snapshot"}});
   Client replayer = connect();
   Json result = expect_refused_replay(replayer, 1, "history_lost");
   EXPECT_GT(result["replay"]["retained_after"].get<std::uint64_t>(), 1u) << result.dump();
