@@ -24,8 +24,16 @@ using protocol::FrameType;
 using protocol::Json;
 using Local = asio::local::stream_protocol;
 
-// Bytes taken from the socket per read.
+// Bytes taken from the socket per read, into one buffer shared by every
+// link: links wait for readability and then read on the io thread, so no
+// two reads are ever in flight at once, and an idle pane's link holds no
+// read buffer of its own (64 KiB each, when every link had one).
 constexpr std::size_t kReadBytes = 64u << 10;
+
+char* shared_read_buffer() {
+  static const std::unique_ptr<char[]> buffer(new char[kReadBytes]);
+  return buffer.get();
+}
 // Pause between connect attempts while a fresh ptyhost binds its socket.
 constexpr std::chrono::milliseconds kConnectRetry{3};
 // An input reply may arrive this long after the input's own budget.
@@ -70,7 +78,7 @@ Result<wire::Hello> decode_hello(const protocol::Frame& frame, std::string_view 
 }
 
 PtyhostLink::PtyhostLink(asio::io_context& io, std::string socket_path)
-    : io_(io), path_(std::move(socket_path)), socket_(io), timer_(io), read_buffer_(kReadBytes) {}
+    : io_(io), path_(std::move(socket_path)), socket_(io), timer_(io) {}
 
 PtyhostLink::~PtyhostLink() = default;
 
@@ -160,9 +168,21 @@ Status PtyhostLink::handle_hello(const protocol::Frame& frame) {
 // ---- inbound -------------------------------------------------------------
 
 void PtyhostLink::read_more() {
-  socket_.async_read_some(asio::buffer(read_buffer_),
-                          [self = shared_from_this()](const boost::system::error_code& ec,
-                                                      std::size_t n) { self->on_read(ec, n); });
+  socket_.async_wait(Local::socket::wait_read,
+                     [self = shared_from_this()](const boost::system::error_code& ec) {
+                       self->on_readable(ec);
+                     });
+}
+
+void PtyhostLink::on_readable(boost::system::error_code ec) {
+  if (phase_ == Phase::Closed) return;
+  std::size_t n = 0;
+  if (!ec) {
+    socket_.non_blocking(true, ec);
+    if (!ec) n = socket_.read_some(asio::buffer(shared_read_buffer(), kReadBytes), ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) return read_more();
+  }
+  on_read(ec, n);
 }
 
 void PtyhostLink::on_read(const boost::system::error_code& ec, std::size_t n) {
@@ -174,7 +194,7 @@ void PtyhostLink::on_read(const boost::system::error_code& ec, std::size_t n) {
     peer_hung_up_ = true;
     return close(why);
   }
-  reader_.append(std::string_view(read_buffer_.data(), n));
+  reader_.append(std::string_view(shared_read_buffer(), n));
   for (;;) {
     auto next = reader_.next();
     if (!next.ok()) {

@@ -174,6 +174,7 @@ class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
   void on_connected(const boost::system::error_code& ec);
   void fail_start(Error error, LinkFailure failure);
   void read_more();
+  void on_readable(boost::system::error_code ec);
   void on_read(const boost::system::error_code& ec, std::size_t n);
   Status handle_frame(const protocol::Frame& frame);
   Status handle_hello(const protocol::Frame& frame);
@@ -196,7 +197,6 @@ class PtyhostLink : public std::enable_shared_from_this<PtyhostLink> {
   pid_t peer_pid_ = -1;
   std::uint64_t features_ = 0;
   protocol::FrameReader reader_;
-  std::vector<char> read_buffer_;
   // Frames waiting to be written; a request that would pass the cap is
   // refused (RATE_LIMITED) and the link stays.
   BoundedQueue<std::string> queue_{kLinkQueueCapBytes, OverflowPolicy::kRefuseItem};

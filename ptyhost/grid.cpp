@@ -210,7 +210,12 @@ void Grid::resize(int new_rows, int new_cols, const Pen& fill) {
     }
     if (new_cols == cols_) continue;
     touch(row);
+    // Exactly new_cols: a growing resize() would double the capacity, and
+    // an idle pane's rows stay at their width (a quarter more per row for
+    // a default-sized pane widened to 120 columns).
+    if (new_cols > cols_) row.cells.reserve(new_cols);
     row.cells.resize(new_cols, blank_cell(fill));
+    if (new_cols < cols_) row.cells.shrink_to_fit();
     std::erase_if(row.marks, [new_cols](const MarkEntry& e) { return e.col >= new_cols; });
   }
   rows_ = std::move(resized);
