@@ -158,12 +158,12 @@ inline bool can_read_undumpable() {
 // (dropped here for the one readlink) and whose effective capabilities
 // cover the target's permitted ones, passes exactly when the target is
 // dumpable. For root that last condition needs the scene started without
-// CAP_SYS_PTRACE in its bounding set (LiveScene does). The owner of
-// /proc/<pid> (root once a process is not dumpable) tells nothing for a
-// process running as root, and /proc/<pid>/environ is no witness either:
-// Linux 6.18 was seen letting a same-uid reader open it on a process that
-// is not dumpable. nullopt when the process is gone or the read failed for
-// another reason.
+// CAP_SYS_PTRACE in its bounding set (LiveScene does). Two witnesses that
+// fail: the owner of /proc/<pid> (root for a process running as root in
+// any case, and Linux 6.18 was seen keeping the process's uid on it when
+// it is not dumpable), and /proc/<pid>/environ (Linux 6.18 was seen
+// letting a same-uid reader open it on a process that is not dumpable).
+// nullopt when the process is gone or the read failed for another reason.
 inline std::optional<bool> dumpable(pid_t pid) {
   const std::string path = "/proc/" + std::to_string(pid) + "/cwd";
   PtraceCapabilityDropped no_ptrace;
