@@ -59,7 +59,9 @@
 namespace signaltty::gitworker {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(SIGNALTTY_SANITIZE)
+// ThreadSanitizer (SIGNALTTY_TSAN) maps its shadow memory the same way:
+// no RLIMIT_AS there either.
+#if defined(__SANITIZE_ADDRESS__) || defined(SIGNALTTY_SANITIZE) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitized = true;
 constexpr std::uint32_t kDefaultAction = SCMP_ACT_LOG;
 #else

@@ -171,7 +171,7 @@ std::vector<std::string> base_env(const TempDirs& dirs) {
       std::string("PATH=") + (path && *path ? path : "/usr/local/bin:/usr/bin:/bin"),
       "SIGNALTTY_LOGIND=0",
   };
-  for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"}) {
+  for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"}) {
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
   }
   return env;
