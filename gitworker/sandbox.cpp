@@ -59,8 +59,10 @@
 namespace signaltty::gitworker {
 namespace {
 
-// ThreadSanitizer (SIGNALTTY_TSAN) maps its shadow memory the same way:
-// no RLIMIT_AS there either.
+// Sanitizer builds (ASan, and ThreadSanitizer with SIGNALTTY_TSAN) map
+// terabytes of shadow memory and read /proc/self/maps: no RLIMIT_AS, /proc
+// readable, and the filter logs a call it would refuse instead of killing,
+// so a sanitizer's own calls do not end the worker. Release builds kill.
 #if defined(__SANITIZE_ADDRESS__) || defined(SIGNALTTY_SANITIZE) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitized = true;
 constexpr std::uint32_t kDefaultAction = SCMP_ACT_LOG;
