@@ -18,10 +18,12 @@
 //                    auto recs = AuditJournal::read_records(cap, from, fence);
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -113,6 +115,14 @@ class AuditJournal {
   // The last record written (maybe not yet synced): seq and line hash.
   const audit::ChainHead& head() const { return head_; }
 
+  // ---- any thread ------------------------------------------------------
+  // The highest seq the durably saved snapshot reflects (its journal_seq).
+  // Once told, rotation refuses (an error: the broker stops) to discard a
+  // .1 holding a record after it: those records are all a restart would
+  // have of a change whose snapshot saves failed (docs/persistence.md,
+  // "I/O faults"). Never told (unit tests), rotation is not bounded.
+  void snapshot_reflects(std::uint64_t journal_seq) { snapshot_reflects_ = journal_seq; }
+
   // ---- io thread -------------------------------------------------------
   // The pipeline hands over the view of a group it is about to publish.
   void publish_view(JournalView view);
@@ -165,6 +175,8 @@ class AuditJournal {
   // The whole evidence file replaced (open) or its one sector rewritten
   // in place (every sync and rotation).
   Status replace_retention();
+  enum class EvidenceSync { Yes, No };
+  Error put_back_evidence(const JournalRetention& before, Error failed, EvidenceSync sync);
   Status write_retention();
   JournalView durable_snapshot() const;
   std::string path(const char* name) const;
@@ -185,6 +197,7 @@ class AuditJournal {
   bool unsynced_ = false;
   JournalView synced_;
   const std::uint64_t max_seq_at_open_;
+  std::atomic<std::uint64_t> snapshot_reflects_{std::numeric_limits<std::uint64_t>::max()};
   // Io thread.
   JournalView published_;
 };

@@ -219,7 +219,9 @@ Status Server::Impl::open_state() {
       },
       [this] { return store->revision(); });
   // What the replay restored goes into the next snapshot, before the
-  // journal could rotate it away.
+  // journal could rotate it away; until a save lands, rotation keeps it.
+  journal->snapshot_reflects(loaded.replay_after.value_or(journal->max_seq()));
+  snapshots->set_on_saved([this](std::uint64_t seq) { journal->snapshot_reflects(seq); });
   if (replayed.applied > 0) snapshots->mark_dirty();
   routes = std::make_unique<DecisionRoutes>();
   viewers = std::make_unique<Viewers>([this] { return pipeline->take_ephemeral_seq(); });

@@ -170,6 +170,7 @@ Status SnapshotScheduler::write_generation(std::uint64_t generation, const Snaps
   if (generation <= written_generation_) return {};  // a newer state already landed
   SIGNALTTY_RETURN_IF_ERROR(save_snapshot(state_dir_, doc, wall_clock_()));
   written_generation_ = generation;
+  if (on_saved_ && doc.journal_seq) on_saved_(*doc.journal_seq);
   return {};
 }
 

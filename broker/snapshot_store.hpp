@@ -5,8 +5,10 @@
 // thread, its file writes on its own writer thread.
 // Never: discards a snapshot it cannot read (it is renamed aside or the
 // broker refuses to start); never stops the server because a save failed
-// (snapshot durability is independent of the journal); never forgets a
-// change whose save failed (it stays pending and is retried).
+// (the journal holds every change since the last saved snapshot, and
+// refuses to rotate them away: docs/persistence.md, "I/O faults"); never
+// forgets a change whose save failed (it stays pending and is retried
+// with a fresh temp file, never by syncing the failed one again).
 //
 // Usage:
 //   SIGNALTTY_TRY(auto doc, load_snapshot(state_dir));   // nullopt: start empty
@@ -86,6 +88,11 @@ class SnapshotScheduler {
   // retries it.
   void save_now_or_retry();
 
+  // Called after every successful save with the journal_seq the saved
+  // document reflects, on the thread that wrote it (writer or io).
+  using SavedSink = std::function<void(std::uint64_t journal_seq)>;
+  void set_on_saved(SavedSink sink) { on_saved_ = std::move(sink); }
+
   // Io thread; for tests and server.status.
   std::uint64_t saves_completed() const { return saves_completed_; }
   std::uint64_t saves_failed() const { return saves_failed_; }
@@ -102,6 +109,7 @@ class SnapshotScheduler {
   Revision revision_;
   const std::chrono::milliseconds debounce_;
   const WallClock wall_clock_;
+  SavedSink on_saved_;
   boost::asio::steady_timer timer_;
 
   // Io thread.
