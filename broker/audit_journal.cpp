@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "common/fs.hpp"
+#include "common/io_fault.hpp"
 #include "common/log.hpp"
 
 namespace signaltty::broker {
@@ -264,9 +265,11 @@ Result<UniqueFd> open_predecessor(const std::string& path) {
   return fd;
 }
 
-Status datasync(const UniqueFd& fd) {
-  if (::fdatasync(fd.get()) != 0)
-    return Error::from_errno(ErrorCode::IoError, "fdatasync", errno, kCurrentName);
+// A failure is final: the pages' state is unknown after a failed sync, so
+// the caller stops rather than sync again (docs/persistence.md, I/O faults).
+Status datasync(const UniqueFd& fd, const std::string& path) {
+  if (io_fault::fdatasync(fd.get(), path) != 0)
+    return Error::from_errno(ErrorCode::IoError, "fdatasync", errno, path);
   return {};
 }
 
@@ -325,8 +328,9 @@ Result<std::unique_ptr<AuditJournal>> AuditJournal::open(const std::string& stat
       judge(recorded, pred, cur, fs::exists(fs::join(state_dir, kSequenceName)));
 
   if (cur.torn) {  // the tail of an append that never completed
-    SIGNALTTY_RETURN_IF_ERROR(fs::write_all(cur_fd.get(), "\n", kCurrentName));
-    SIGNALTTY_RETURN_IF_ERROR(datasync(cur_fd));
+    const std::string cur_path = fs::join(state_dir, kCurrentName);
+    SIGNALTTY_RETURN_IF_ERROR(fs::write_all(cur_fd.get(), "\n", cur_path));
+    SIGNALTTY_RETURN_IF_ERROR(datasync(cur_fd, cur_path));
     cur.bytes += 1;
   }
   if (pred.torn) log::warn("audit journal: " + std::string(kPredecessorName) + " ends torn");
@@ -404,7 +408,7 @@ Status AuditJournal::write_batch(const std::vector<StateEvent>& events) {
 Status AuditJournal::sync() {
   SIGNALTTY_RETURN_IF_ERROR(flush_pending());
   if (unsynced_) {
-    SIGNALTTY_RETURN_IF_ERROR(datasync(*current_fd_));
+    SIGNALTTY_RETURN_IF_ERROR(datasync(*current_fd_, path(kCurrentName)));
     unsynced_ = false;
   }
   retention_.current_bytes = current_bytes_;
@@ -419,7 +423,7 @@ JournalView AuditJournal::durable_view() const { return synced_; }
 
 Status AuditJournal::flush_pending() {
   if (pending_.empty()) return {};
-  SIGNALTTY_RETURN_IF_ERROR(fs::write_all(current_fd_->get(), pending_, kCurrentName));
+  SIGNALTTY_RETURN_IF_ERROR(fs::write_all(current_fd_->get(), pending_, path(kCurrentName)));
   current_bytes_ += pending_.size();
   unsynced_ = true;
   pending_.clear();
@@ -455,10 +459,11 @@ bool AuditJournal::rotation_would_lose_changes() {
 // then a fresh current file; file and directory synced.
 Status AuditJournal::rotate() {
   if (unsynced_) {  // the records about to become .1 must be durable first
-    SIGNALTTY_RETURN_IF_ERROR(datasync(*current_fd_));
+    SIGNALTTY_RETURN_IF_ERROR(datasync(*current_fd_, path(kCurrentName)));
     unsynced_ = false;
   }
   SIGNALTTY_TRY(std::uint64_t discarded_max, read_back_predecessor());
+  const JournalRetention before = retention_;
   retention_.retained_after = std::max(retention_.retained_after, discarded_max);
   retention_.predecessor = true;
   retention_.predecessor_bytes = current_bytes_;
@@ -466,14 +471,17 @@ Status AuditJournal::rotate() {
   retention_.set_head(head_);
   // The discarded .1's last record is what the new .1's first links to.
   if (!predecessor_last_.empty()) retention_.base_hash = predecessor_last_.hash;
-  SIGNALTTY_RETURN_IF_ERROR(write_retention());
+  if (Status written = write_retention(); !written.ok())
+    return put_back_evidence(before, std::move(written).error(), EvidenceSync::No);
 
   const std::string cur = path(kCurrentName);
-  if (::rename(cur.c_str(), path(kPredecessorName).c_str()) != 0)
-    return Error::from_errno(ErrorCode::IoError, "rename", errno, cur);
+  if (io_fault::rename(cur.c_str(), path(kPredecessorName).c_str(), cur) != 0)
+    return put_back_evidence(before, Error::from_errno(ErrorCode::IoError, "rename", errno, cur),
+                             EvidenceSync::Yes);
   SIGNALTTY_TRY(UniqueFd fresh, open_current(cur, O_EXCL));
-  if (::fsync(fresh.get()) != 0) return Error::from_errno(ErrorCode::IoError, "fsync", errno, cur);
-  SIGNALTTY_RETURN_IF_ERROR(fs::fsync_dir(state_dir_));
+  if (io_fault::fsync(fresh.get(), cur) != 0)
+    return Error::from_errno(ErrorCode::IoError, "fsync", errno, cur);
+  SIGNALTTY_RETURN_IF_ERROR(fs::fsync_dir(state_dir_, cur));
   predecessor_fd_ = std::move(current_fd_);
   predecessor_last_ = head_;
   current_fd_ = std::make_shared<UniqueFd>(std::move(fresh));
@@ -507,6 +515,24 @@ Result<std::uint64_t> AuditJournal::read_back_predecessor() const {
 }
 
 
+// A rotation that failed before its rename left the files as they were;
+// the evidence, already rewritten for the rotation, is put back so a
+// restart finds it describing the files. After a failed sync of the
+// evidence itself it is only rewritten, never synced again.
+Error AuditJournal::put_back_evidence(const JournalRetention& before, Error failed,
+                                      EvidenceSync sync) {
+  retention_ = before;
+  const std::string text = audit::retention_text(retention_);
+  const std::string file = path(kRetentionName);
+  Status put_back = sync == EvidenceSync::Yes ? write_retention() : Status{};
+  const auto size = static_cast<ssize_t>(text.size());
+  if (sync == EvidenceSync::No && ::pwrite(retention_fd_.get(), text.data(), text.size(), 0) != size)
+    put_back = Error::from_errno(ErrorCode::IoError, "pwrite", errno, file);
+  if (!put_back.ok())
+    failed.message += "; the evidence could not be put back: " + put_back.error().message;
+  return failed;
+}
+
 Status AuditJournal::replace_retention() {
   const std::string file = path(kRetentionName);
   retention_fd_.reset();
@@ -519,11 +545,12 @@ Status AuditJournal::replace_retention() {
 Status AuditJournal::write_retention() {
   const std::string text = audit::retention_text(retention_);
   if (!retention_fd_ || text.size() != audit::kRetentionSlotBytes) return replace_retention();
-  const ssize_t n = ::pwrite(retention_fd_.get(), text.data(), text.size(), 0);
+  const std::string file = path(kRetentionName);
+  const ssize_t n = io_fault::pwrite(retention_fd_.get(), text.data(), text.size(), 0, file);
   if (n != static_cast<ssize_t>(text.size()))
-    return Error::from_errno(ErrorCode::IoError, "pwrite", n < 0 ? errno : EIO, kRetentionName);
-  if (::fdatasync(retention_fd_.get()) != 0)
-    return Error::from_errno(ErrorCode::IoError, "fdatasync", errno, kRetentionName);
+    return Error::from_errno(ErrorCode::IoError, "pwrite", n < 0 ? errno : EIO, file);
+  if (io_fault::fdatasync(retention_fd_.get(), file) != 0)
+    return Error::from_errno(ErrorCode::IoError, "fdatasync", errno, file);
   return {};
 }
 

@@ -174,6 +174,8 @@ class AuditJournal {
   // The whole evidence file replaced (open) or its one sector rewritten
   // in place (every sync and rotation).
   Status replace_retention();
+  enum class EvidenceSync { Yes, No };
+  Error put_back_evidence(const JournalRetention& before, Error failed, EvidenceSync sync);
   Status write_retention();
   JournalView durable_snapshot() const;
   std::string path(const char* name) const;

@@ -18,8 +18,8 @@
 namespace signaltty::broker {
 
 void stop_on_journal_failure(const Error& error) {
-  log::error("journal failure, stopping so no unjournaled event is published: " +
-             error.message);
+  log::error("journal or sequence reservation failure, stopping so no unjournaled event is "
+             "published (exit " + std::to_string(kExitJournalFailure) + "): " + error.message);
   std::_Exit(kExitJournalFailure);
 }
 

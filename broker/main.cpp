@@ -6,6 +6,7 @@
 
 #include "broker/paths.hpp"
 #include "broker/server.hpp"
+#include "common/io_fault.hpp"
 #include "common/log.hpp"
 #include "common/protocol/schema.hpp"
 #include "common/version.hpp"
@@ -36,6 +37,11 @@ int main(int argc, char** argv) {
   broker::Config config;
   config.log_level = *log::parse_level(level_name);
   log::init("signaltty-broker", config.log_level);
+  // Before any thread and any child: the seam is read once and unset.
+  if (auto armed = io_fault::arm_from_environment(); !armed.ok()) {
+    log::error("refusing to start: " + armed.error().message);
+    return broker::kExitRefusedToStart;
+  }
   auto paths = broker::resolve_paths(overrides);
   if (!paths.ok()) {
     log::error("refusing to start: " + paths.error().message);

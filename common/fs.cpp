@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "common/ids.hpp"
+#include "common/io_fault.hpp"
 #include "common/unique_fd.hpp"
 
 namespace signaltty::fs {
@@ -16,21 +17,35 @@ namespace {
 
 enum class Sync { Yes, No };
 
+// write_all, with the calls counted against `file` (common/io_fault.hpp).
+Status write_all_for(int fd, std::string_view data, const std::string& shown,
+                     std::string_view file) {
+  while (!data.empty()) {
+    ssize_t n = io_fault::write(fd, data.data(), data.size(), file);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::from_errno(ErrorCode::IoError, "write", errno, shown);
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return {};
+}
+
+// A failed step leaves `path` as it was and removes the temp file; a failed
+// fsync is never retried on the same file (its pages' state is unknown).
 Status write_replace(const std::string& path, std::string_view contents, mode_t mode, Sync sync) {
   std::string tmp = path + "." + new_id("w").substr(2, 8) + ".tmp";
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno, tmp);
-  Status st = write_all(fd.get(), contents, tmp);
-  if (st.ok() && sync == Sync::Yes && ::fsync(fd.get()) != 0)
+  Status st = write_all_for(fd.get(), contents, tmp, path);
+  if (st.ok() && sync == Sync::Yes && io_fault::fsync(fd.get(), path) != 0)
     st = Error::from_errno(ErrorCode::IoError, "fsync", errno, tmp);
   fd.reset();
-  if (st.ok() && ::rename(tmp.c_str(), path.c_str()) != 0)
-    st = Error::from_errno(ErrorCode::IoError, "rename", errno, path);
+  if (st.ok() && io_fault::rename(tmp.c_str(), path.c_str(), path) != 0)
+    st = Error::from_errno(ErrorCode::IoError, "rename", errno, tmp + " -> " + path);
   if (!st.ok()) {
     ::unlink(tmp.c_str());
     return st;
   }
-  if (sync == Sync::Yes) return fsync_dir(dirname(path));
+  if (sync == Sync::Yes) return fsync_dir(dirname(path), path);
   return {};
 }
 
@@ -44,10 +59,13 @@ Status write_file_atomic(const std::string& path, std::string_view contents, mod
   return write_replace(path, contents, mode, Sync::No);
 }
 
-Status fsync_dir(const std::string& dir) {
+Status fsync_dir(const std::string& dir, std::string_view for_file) {
   UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd) return Error::from_errno(ErrorCode::IoError, "open", errno, dir);
-  if (::fsync(fd.get()) != 0) return Error::from_errno(ErrorCode::IoError, "fsync", errno, dir);
+  if (io_fault::fsync(fd.get(), for_file) != 0) {
+    const std::string what = for_file.empty() ? dir : dir + " (for " + std::string(for_file) + ")";
+    return Error::from_errno(ErrorCode::IoError, "fsync", errno, what);
+  }
   return {};
 }
 
@@ -93,13 +111,7 @@ std::string join(std::string_view dir, std::string_view name) {
 }
 
 Status write_all(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::from_errno(ErrorCode::IoError, "write", errno, path);
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return {};
+  return write_all_for(fd, data, path, path);
 }
 
 }  // namespace signaltty::fs

@@ -365,6 +365,7 @@ BrokerProcess::BrokerProcess(const TempDirs& dirs, BrokerOptions options)
   spec.argv.push_back(program_path("signaltty-broker"));
   spec.argv.insert(spec.argv.end(), options.args.begin(), options.args.end());
   spec.env = base_env(dirs);
+  spec.env.insert(spec.env.end(), options.env.begin(), options.env.end());
   spec.stdout_path = stderr_path_;
   spec.stderr_path = stderr_path_;
   spec.file_size_limit_bytes = options.file_size_limit_bytes;

@@ -159,6 +159,8 @@ struct BrokerOptions {
   std::vector<std::string> args;
   // RLIMIT_FSIZE for the broker, to make its file writes fail on purpose.
   std::optional<std::uint64_t> file_size_limit_bytes;
+  // "NAME=value" entries added to base_env(dirs).
+  std::vector<std::string> env;
 };
 
 class BrokerProcess {
