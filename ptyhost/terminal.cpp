@@ -381,6 +381,12 @@ void Terminal::on_alt_screen(bool on) {
 
 // As VTermScreen: when rows go, the main screen first scrolls just enough
 // for the cursor row and every non-empty row to stay.
+//
+// A non-empty row below the cursor can lift the screen by more than the
+// cursor's row. libvterm 0.1.4 then leaves its cursor above the top (row -1
+// or less) and the next glyph reads and writes its line info out of bounds;
+// later libvterm releases put such a cursor on row 0, and so does this: the
+// cursor moves up with the rows but never past the top.
 void Terminal::on_resize(int rows, int cols, int& delta_rows) {
   const int old_rows = main_.rows();
   if (!alt_active_ && rows < old_rows) {
@@ -390,7 +396,9 @@ void Terminal::on_resize(int rows, int cols, int& delta_rows) {
     const int lift = keep_until + 1 - rows;
     if (lift > 0) {
       on_scroll(Rect{0, old_rows, 0, main_.cols()}, lift, 0);
-      delta_rows -= lift;
+      VTermPos pos;
+      vterm_state_get_cursorpos(state_, &pos);
+      delta_rows -= std::min(lift, std::max(pos.row + delta_rows, 0));
     }
   }
   main_.resize(rows, cols, pen_);
