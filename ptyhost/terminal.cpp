@@ -349,7 +349,11 @@ void Terminal::on_glyph(const std::uint32_t* chars, int width, bool protect, boo
   grid.put_glyph(row, col, std::span<const char32_t>(glyph.data(), std::max<std::size_t>(count, 1)),
                  width, pen);
   const int row_width = double_width ? grid.cols() / 2 : grid.cols();
-  last_glyph_ = GlyphTrace{CursorPos{row, col}, width, col + width >= row_width, false};
+  // On a screen one column wide a double-width line (DECDWL) is zero columns
+  // wide: libvterm 0.1.4 then bounds its cursor to column -1 and draws
+  // there. The grid drops such a glyph; the trace stays on the grid, so the
+  // live-upgrade blob restores.
+  last_glyph_ = GlyphTrace{on_grid(row, col), width, col + width >= row_width, false};
 }
 
 // libvterm can report a cursor just off a tiny grid (row -1 after a

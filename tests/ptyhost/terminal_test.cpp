@@ -289,6 +289,20 @@ TEST(Terminal, WideGlyphsOnOneColumnStayInBounds) {
   }
 }
 
+// A double-width line on a screen one column wide is zero columns wide, and
+// libvterm 0.1.4 draws the next glyph at column -1; the live-upgrade blob
+// still restores (found by fuzz_vt_feed).
+TEST(Terminal, DoubleWidthLineOnOneColumnStillRestores) {
+  Terminal terminal({.cols = 1, .rows = 1});
+  terminal.feed("\x1b#6\x1b[A?");
+  auto restored = Terminal::deserialize(terminal.serialize());
+  ASSERT_TRUE(restored.ok()) << restored.error().message;
+  EXPECT_EQ((*restored)->screen_text(), terminal.screen_text());
+  Terminal replay(terminal.size());
+  replay.feed(terminal.snapshot_vt());
+  EXPECT_EQ(replay.screen_text(), terminal.screen_text());
+}
+
 TEST(Terminal, ShrinkingRowsLiftsTopRowsIntoHistory) {
   Terminal terminal({.cols = 10, .rows = 5});
   terminal.feed("one\r\ntwo\r\nthree\r\nfour\r\nfive");
