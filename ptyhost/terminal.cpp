@@ -349,7 +349,11 @@ void Terminal::on_glyph(const std::uint32_t* chars, int width, bool protect, boo
   grid.put_glyph(row, col, std::span<const char32_t>(glyph.data(), std::max<std::size_t>(count, 1)),
                  width, pen);
   const int row_width = double_width ? grid.cols() / 2 : grid.cols();
-  last_glyph_ = GlyphTrace{CursorPos{row, col}, width, col + width >= row_width, false};
+  // On a screen one column wide a double-width line (DECDWL) is zero columns
+  // wide: libvterm 0.1.4 then bounds its cursor to column -1 and draws
+  // there. The grid drops such a glyph; the trace stays on the grid, so the
+  // live-upgrade blob restores.
+  last_glyph_ = GlyphTrace{on_grid(row, col), width, col + width >= row_width, false};
 }
 
 // libvterm can report a cursor just off a tiny grid (row -1 after a
@@ -381,6 +385,12 @@ void Terminal::on_alt_screen(bool on) {
 
 // As VTermScreen: when rows go, the main screen first scrolls just enough
 // for the cursor row and every non-empty row to stay.
+//
+// A non-empty row below the cursor can lift the screen by more than the
+// cursor's row. libvterm 0.1.4 then leaves its cursor above the top (row -1
+// or less) and the next glyph reads and writes its line info out of bounds;
+// later libvterm releases put such a cursor on row 0, and so does this: the
+// cursor moves up with the rows but never past the top.
 void Terminal::on_resize(int rows, int cols, int& delta_rows) {
   const int old_rows = main_.rows();
   if (!alt_active_ && rows < old_rows) {
@@ -390,7 +400,9 @@ void Terminal::on_resize(int rows, int cols, int& delta_rows) {
     const int lift = keep_until + 1 - rows;
     if (lift > 0) {
       on_scroll(Rect{0, old_rows, 0, main_.cols()}, lift, 0);
-      delta_rows -= lift;
+      VTermPos pos;
+      vterm_state_get_cursorpos(state_, &pos);
+      delta_rows -= std::min(lift, std::max(pos.row + delta_rows, 0));
     }
   }
   main_.resize(rows, cols, pen_);

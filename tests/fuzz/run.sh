@@ -69,6 +69,21 @@ fi
 # check_printf=0: libvterm 0.1.4 answers an unknown DECRQSS with
 # printf("%.s", (int)len, text); glibc prints nothing for a zero precision
 # and reads no string, but ASan's printf check reads it as a pointer.
+# The sanitizers' own search for llvm-symbolizer fails with clang 16's
+# runtime ("invalid path to external symbolizer"); without symbols, the
+# LeakSanitizer suppressions (matched by source file) match nothing.
+if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ]; then
+  cxx_version=$(basename "${FUZZ_CXX:-clang++}" | sed -n 's/^clang++-//p')
+  for candidate in ${cxx_version:+/usr/lib/llvm-$cxx_version/bin/llvm-symbolizer} \
+      "$(command -v "llvm-symbolizer${cxx_version:+-$cxx_version}" || true)" \
+      "$(command -v llvm-symbolizer || true)"; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+      ASAN_SYMBOLIZER_PATH=$(readlink -f "$candidate")
+      export ASAN_SYMBOLIZER_PATH
+      break
+    fi
+  done
+fi
 status=0
 ASAN_OPTIONS=${ASAN_OPTIONS:-check_printf=0} \
 LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/lsan_suppressions.txt} \

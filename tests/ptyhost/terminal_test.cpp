@@ -250,6 +250,59 @@ TEST(Terminal, TinySizesNeverCrash) {
   }
 }
 
+// A non-empty row below the cursor lifts the screen by more than the
+// cursor's row: the cursor stays on the top row (libvterm 0.1.4 alone would
+// leave it at row -1 and read its line info out of bounds on the next
+// glyph, which valgrind's ptyhost_tests_valgrind reports).
+TEST(Terminal, ShrinkingRowsPastTheCursorKeepsItOnTheTopRow) {
+  for (const int cols : {1, 2, 10}) {
+    for (const int row : {1, 2}) {  // the cursor's row before the resize
+      Terminal terminal({.cols = cols, .rows = 4});
+      terminal.feed("\x1b[4;1HZ\x1b[" + std::to_string(row) + ";1H");
+      terminal.resize({.cols = cols, .rows = 1});
+      EXPECT_EQ(terminal.cursor(), (CursorState{0, 0, true})) << cols << " " << row;
+      terminal.feed("a");
+      EXPECT_EQ(terminal.screen_text(), "a") << cols << " " << row;
+      Terminal replay(terminal.size());
+      replay.feed(terminal.snapshot_vt());
+      EXPECT_EQ(replay.screen_text(), "a");
+      EXPECT_EQ(replay.cursor(), terminal.cursor());
+    }
+  }
+}
+
+// Wide glyphs on a screen one column wide: each is drawn alone on its row,
+// and reads, the attach snapshot and the live-upgrade blob stay in bounds.
+TEST(Terminal, WideGlyphsOnOneColumnStayInBounds) {
+  for (const int rows : {1, 2, 3}) {
+    Terminal terminal({.cols = 1, .rows = rows});
+    terminal.feed("\xe4\xb8\xad" "a\xe4\xb8\xad\xcc\x81\r\n\xe4\xb8\xad\x1b[2b\x1b[4h\xe4\xb8\xad");
+    terminal.resize({.cols = 1, .rows = 1});
+    terminal.feed("\x1b[H\xe4\xb8\xad\xe4\xb8\xad");
+    Terminal replay(terminal.size());
+    replay.feed(terminal.snapshot_vt());
+    EXPECT_EQ(replay.screen_text(), terminal.screen_text()) << rows;
+    auto restored = Terminal::deserialize(terminal.serialize());
+    ASSERT_TRUE(restored.ok()) << rows;
+    EXPECT_EQ((*restored)->screen_text(), terminal.screen_text()) << rows;
+    (void)terminal.tail(100, TextStyle::Ansi);
+  }
+}
+
+// A double-width line on a screen one column wide is zero columns wide, and
+// libvterm 0.1.4 draws the next glyph at column -1; the live-upgrade blob
+// still restores (found by fuzz_vt_feed).
+TEST(Terminal, DoubleWidthLineOnOneColumnStillRestores) {
+  Terminal terminal({.cols = 1, .rows = 1});
+  terminal.feed("\x1b#6\x1b[A?");
+  auto restored = Terminal::deserialize(terminal.serialize());
+  ASSERT_TRUE(restored.ok()) << restored.error().message;
+  EXPECT_EQ((*restored)->screen_text(), terminal.screen_text());
+  Terminal replay(terminal.size());
+  replay.feed(terminal.snapshot_vt());
+  EXPECT_EQ(replay.screen_text(), terminal.screen_text());
+}
+
 TEST(Terminal, ShrinkingRowsLiftsTopRowsIntoHistory) {
   Terminal terminal({.cols = 10, .rows = 5});
   terminal.feed("one\r\ntwo\r\nthree\r\nfour\r\nfive");
