@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/audit_verify.hpp"
+#include "common/io_fault.hpp"
 #include "common/limits.hpp"
 #include "common/protocol/events.hpp"
 #include "tests/broker/temp_dir.hpp"
@@ -367,6 +369,56 @@ TEST(AuditJournal, CaptureReadsBothGenerationsEvenAfterALaterRotation) {
   EXPECT_EQ(recs->front().seq, 1u);
   EXPECT_EQ(recs->back().seq, captured_head);
 }
+
+// ---- I/O faults at rotation (docs/persistence.md, "I/O faults") ---------
+
+// Single synced records until the next append rotates.
+std::uint64_t fill_to_threshold(const TempDir& dir, AuditJournal& journal, std::uint64_t seq) {
+  for (int n = 0; n < kRotateTries && !::testing::Test::HasFatalFailure() &&
+                  stdfs::file_size(dir.file("audit.jsonl")) < limits::kJournalRotateBytes;
+       ++n)
+    write_and_sync(journal, {event(++seq, kBigFiller)});
+  return seq;
+}
+
+class RotationFault : public ::testing::TestWithParam<io_fault::Op> {
+ protected:
+  void TearDown() override { io_fault::disarm(); }
+};
+
+// The evidence is rewritten before the rename: a rotation that fails puts
+// it back, so the restart finds the history provable and verify clean.
+TEST_P(RotationFault, FailedRotationLeavesEvidenceThatMatchesTheFiles) {
+  TempDir dir;
+  std::uint64_t seq = 0;
+  {
+    auto journal = open_ok(dir);
+    seq = fill_to_threshold(dir, *journal, seq);
+    io_fault::arm({io_fault::Target::Journal, GetParam(), 1, EIO, io_fault::Mode::FromNOn});
+    Status st = journal->write_batch({event(++seq)});
+    io_fault::disarm();
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.error().message.find("Input/output error"), std::string::npos);
+  }
+  EXPECT_FALSE(stdfs::exists(dir.file("audit.jsonl.1")));
+  auto reopened = open_ok(dir);
+  EXPECT_TRUE(reopened->history_provable());
+  std::ofstream(dir.file("event-sequence.json")) << seq << "\n";
+  const audit::VerifyReport report = audit::verify_state_dir(dir.path());
+  EXPECT_EQ(report.outcome, audit::Outcome::Clean) << report.reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(EachOp, RotationFault,
+                         ::testing::Values(io_fault::Op::Write, io_fault::Op::Fsync,
+                                           io_fault::Op::Rename),
+                         [](const ::testing::TestParamInfo<io_fault::Op>& info) {
+                           switch (info.param) {
+                             case io_fault::Op::Write: return std::string("Write");
+                             case io_fault::Op::Fsync: return std::string("Fsync");
+                             case io_fault::Op::Rename: return std::string("Rename");
+                           }
+                           return std::string("Op");
+                         });
 
 }  // namespace SIGNALTTY_UNITY_ID
 using namespace SIGNALTTY_UNITY_ID;
