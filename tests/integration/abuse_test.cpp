@@ -100,7 +100,13 @@ TEST_F(AbuseLimits, IdleSlowAndHugeClientsAtOnceLeaveTheBrokerSmallAndPrompt) {
             << " us; broker peak RSS " << peak << " KiB; the 1 GiB line was cut after "
             << huge_accepted / (1 << 20) << " MiB\n";
   EXPECT_LT(p99, kStatusP99Limit);
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer keeps up to 256 MiB of freed memory in quarantine, so
+  // the broker's peak says nothing about ours here; the release build checks it.
+  (void)kRssLimitKiB;
+#else
   EXPECT_LT(peak, kRssLimitKiB);
+#endif
   EXPECT_LT(huge_accepted, kHugeLineBytes) << "the broker took the whole line";
 
   // Every idle client is still served, and the slow writers' requests,
