@@ -522,12 +522,14 @@ Result<std::uint64_t> AuditJournal::read_back_predecessor() const {
 Error AuditJournal::put_back_evidence(const JournalRetention& before, Error failed,
                                       EvidenceSync sync) {
   retention_ = before;
-  const std::string text = audit::retention_text(retention_);
-  const std::string file = path(kRetentionName);
-  Status put_back = sync == EvidenceSync::Yes ? write_retention() : Status{};
-  const auto size = static_cast<ssize_t>(text.size());
-  if (sync == EvidenceSync::No && ::pwrite(retention_fd_.get(), text.data(), text.size(), 0) != size)
-    put_back = Error::from_errno(ErrorCode::IoError, "pwrite", errno, file);
+  Status put_back;
+  if (sync == EvidenceSync::Yes) {
+    put_back = write_retention();
+  } else {
+    const std::string text = audit::retention_text(retention_);
+    if (::pwrite(retention_fd_.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()))
+      put_back = Error::from_errno(ErrorCode::IoError, "pwrite", errno, path(kRetentionName));
+  }
   if (!put_back.ok())
     failed.message += "; the evidence could not be put back: " + put_back.error().message;
   return failed;

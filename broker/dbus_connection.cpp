@@ -16,6 +16,7 @@
 #include <boost/asio/write.hpp>
 
 #include "common/fd_passing.hpp"
+#include "common/hex.hpp"
 
 namespace signaltty::broker {
 namespace asio = boost::asio;
@@ -32,16 +33,6 @@ constexpr std::size_t kMaxPendingFds = 2 * dbus::kDbusMaxFdsPerMessage;
 constexpr std::string_view kCrLf = "\r\n";
 
 Error bus_error(std::string what) { return Error{ErrorCode::IoError, "D-Bus: " + what}; }
-
-std::string hex(std::string_view text) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : text) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 0xf]);
-  }
-  return out;
-}
 
 // %XX escapes of an address value.
 Result<std::string> unescape(std::string_view v) {
@@ -138,7 +129,7 @@ void DbusConnection::start(const std::string& address, std::function<void()> rea
     if (ec) return self->fail(bus_error("connect: " + ec.message()));
     // A NUL byte first, then SASL EXTERNAL with our uid in hex digits.
     std::string first(1, '\0');
-    first += "AUTH EXTERNAL " + hex(std::to_string(::geteuid())) + std::string(kCrLf);
+    first += "AUTH EXTERNAL " + to_hex(std::to_string(::geteuid())) + std::string(kCrLf);
     self->auth_send(std::move(first), [self, ready = std::move(ready)]() mutable {
       self->auth_expect("OK ", [self, ready = std::move(ready)]() mutable {
         self->auth_send("NEGOTIATE_UNIX_FD\r\n", [self, ready = std::move(ready)]() mutable {

@@ -8,6 +8,7 @@
 #include <openssl/rand.h>
 
 #include "common/fs.hpp"
+#include "common/hex.hpp"
 #include "common/ids.hpp"
 #include "common/log.hpp"
 
@@ -17,17 +18,6 @@ namespace {
 constexpr std::string_view kPrefix = "stp1.";
 constexpr std::string_view kKeyFile = "pane-token.key";
 constexpr std::size_t kMacHexDigits = 64;
-
-std::string hex(const unsigned char* bytes, std::size_t n) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    out.push_back(kHex[bytes[i] >> 4]);
-    out.push_back(kHex[bytes[i] & 0xf]);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -55,7 +45,7 @@ std::string PaneTokens::mac_hex(std::string_view pane_id) const {
   unsigned int len = 0;
   HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()),
        reinterpret_cast<const unsigned char*>(pane_id.data()), pane_id.size(), mac, &len);
-  return hex(mac, len);
+  return to_hex(mac, len);
 }
 
 std::string PaneTokens::token_for(std::string_view pane_id) const {

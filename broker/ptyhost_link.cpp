@@ -178,7 +178,7 @@ void PtyhostLink::on_readable(boost::system::error_code ec) {
   if (phase_ == Phase::Closed) return;
   std::size_t n = 0;
   if (!ec) {
-    socket_.non_blocking(true, ec);
+    if (!socket_.non_blocking()) socket_.non_blocking(true, ec);  // once per socket
     if (!ec) n = socket_.read_some(asio::buffer(shared_read_buffer(), kReadBytes), ec);
     if (ec == asio::error::would_block || ec == asio::error::try_again) return read_more();
   }

@@ -7,6 +7,8 @@
 
 #include <charconv>
 
+#include "common/hex.hpp"
+
 namespace signaltty::audit {
 
 std::string sha256_hex(std::string_view bytes) {
@@ -14,14 +16,7 @@ std::string sha256_hex(std::string_view bytes) {
   unsigned int len = 0;
   // One-shot digest; EVP_Digest only fails on allocation failure.
   if (EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr) != 1) len = 0;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * len);
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 0xf];
-  }
-  return out;
+  return to_hex(digest, len);
 }
 
 std::string genesis_hash() { return std::string(kHashHexChars, '0'); }

@@ -10,6 +10,8 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "common/hex.hpp"
+
 namespace signaltty {
 
 std::string new_id(std::string_view prefix) {
@@ -21,13 +23,9 @@ std::string new_id(std::string_view prefix) {
     if (n < 0) throw std::runtime_error("getrandom failed");  // invariant: kernel CSPRNG
     got += static_cast<std::size_t>(n);
   }
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out(prefix);
   out.push_back('_');
-  for (auto b : bytes) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 0xf]);
-  }
+  append_hex(out, bytes.data(), bytes.size());
   return out;
 }
 

@@ -133,16 +133,20 @@ Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
 }
 
 // Lineage (docs/rules.md, Pane): root = the parent's root, else the parent.
+// `pane` becomes `parent`'s child: its lineage (parent, root, relationship).
+void set_parent(p::Pane& pane, const p::Pane& parent, p::PaneRelationship relationship) {
+  pane.parent_pane_id = parent.id;
+  pane.root_pane_id = parent.root_pane_id.value_or(parent.id);
+  pane.relationship = p::encode(relationship).get<std::string>();
+}
+
 Status apply_lineage(const Store& store, const p::PaneSpawnParams& params, p::Pane& pane) {
   if (params.label && code_point_count(*params.label) > p::kPaneLabelMaxChars)
     return field_error("label", "at most " + std::to_string(p::kPaneLabelMaxChars) + " characters");
   pane.label = params.label;
   if (!params.parent_pane_id) return {};
   SIGNALTTY_TRY(const p::Pane* parent, store.find_pane(*params.parent_pane_id));
-  pane.parent_pane_id = parent->id;
-  pane.root_pane_id = parent->root_pane_id.value_or(parent->id);
-  const auto rel = params.relationship.value_or(p::PaneRelationship::Subagent);
-  pane.relationship = p::encode(rel).get<std::string>();
+  set_parent(pane, *parent, params.relationship.value_or(p::PaneRelationship::Subagent));
   return {};
 }
 
@@ -235,11 +239,7 @@ void handle(p::PaneSplit, Ctx& ctx, p::PaneSplitParams&& params,
   }
   auto draft = draft_pane(ctx.services, std::move(in));
   if (!draft.ok()) return reply(std::move(draft).error());
-  if (parent) {
-    draft->pane.parent_pane_id = parent->id;
-    draft->pane.root_pane_id = parent->root_pane_id.value_or(parent->id);
-    draft->pane.relationship = p::encode(p::PaneRelationship::Subagent).get<std::string>();
-  }
+  if (parent) set_parent(draft->pane, *parent, p::PaneRelationship::Subagent);
   launch_and_publish(ctx, std::move(draft).value(), (*source)->tab_id, (*source)->id,
                      params.direction, std::move(reply));
 }

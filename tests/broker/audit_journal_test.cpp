@@ -370,6 +370,53 @@ TEST(AuditJournal, CaptureReadsBothGenerationsEvenAfterALaterRotation) {
   EXPECT_EQ(recs->back().seq, captured_head);
 }
 
+// ---- a rotation never discards what no saved snapshot reflects ---------
+// (decision 25; docs/persistence.md, "Nothing acknowledged is lost")
+
+// Small files, so a few records of kHoldFiller bytes rotate.
+constexpr std::uint64_t kHoldRotateBytes = 4096;
+constexpr std::size_t kHoldFiller = 1000;
+
+std::unique_ptr<AuditJournal> open_small(const TempDir& dir) {
+  auto j = AuditJournal::open(dir.path(), JournalOptions{.rotate_bytes = kHoldRotateBytes});
+  EXPECT_TRUE(j.ok()) << (j.ok() ? "" : j.error().message);
+  return j.ok() ? std::move(j).value() : nullptr;
+}
+
+void write_through(AuditJournal& journal, std::uint64_t& seq, std::uint64_t last) {
+  while (seq < last && !::testing::Test::HasFatalFailure())
+    write_and_sync(journal, {event(++seq, kHoldFiller)});
+}
+
+TEST(AuditJournalSnapshotHold, RotationWaitsUntilASnapshotReflectsThePredecessor) {
+  TempDir dir;
+  auto journal = open_small(dir);
+  ASSERT_TRUE(journal);
+  journal->set_snapshot_covers(0);
+  std::uint64_t seq = 0;
+  write_through(*journal, seq, 10);  // the first rotation discards nothing
+  const std::string pred = dir.file("audit.jsonl.1");
+  ASSERT_EQ(first_seq_of(pred), 1u);
+
+  write_through(*journal, seq, 30);  // a second would discard 1…: it waits
+  EXPECT_EQ(first_seq_of(pred), 1u);
+  EXPECT_GT(stdfs::file_size(dir.file("audit.jsonl")), 2 * kHoldRotateBytes);
+
+  journal->set_snapshot_covers(seq);  // a snapshot now reflects all of it
+  write_through(*journal, seq, 31);
+  EXPECT_GT(first_seq_of(pred), 1u);
+}
+
+TEST(AuditJournalSnapshotHold, WithoutASnapshotGateRotationIsBySizeAlone) {
+  TempDir dir;
+  auto journal = open_small(dir);
+  ASSERT_TRUE(journal);
+  std::uint64_t seq = 0;
+  write_through(*journal, seq, 30);
+  EXPECT_GT(first_seq_of(dir.file("audit.jsonl.1")), 1u);
+  EXPECT_LT(stdfs::file_size(dir.file("audit.jsonl")), 2 * kHoldRotateBytes);
+}
+
 // ---- I/O faults at rotation (docs/persistence.md, "I/O faults") ---------
 
 // Single synced records until the next append rotates.
