@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <variant>
 
 #include "common/base64.hpp"
 #include "common/protocol/envelope.hpp"
@@ -34,6 +35,34 @@ TEST(PtyDataLine, PaneIdNeedingEscapesTakesTheGenericPath) {
   const std::string odd = "pane\"with\\quotes\n";
   const std::string line = encode_pty_data_line(odd, 1, 3, "xyz");
   EXPECT_EQ(Json::parse(line), generic(odd, 1, 3, "xyz"));
+}
+
+// The envelope's optional token (docs/security.md, "Roles on the socket"):
+// a string is taken as is, null or absent is none, anything else is
+// BAD_PARAMS naming the field, answered with the request's id.
+TEST(RequestToken, AStringIsTakenAndAnythingElseIsBadParams) {
+  const auto taken = decode_request(
+      R"({"protocol":"signaltty/1","id":1,"method":"server.status","params":{},"token":"stp1.x.y"})");
+  ASSERT_TRUE(std::holds_alternative<Request>(taken));
+  EXPECT_EQ(std::get<Request>(taken).token, "stp1.x.y");
+  const auto none = decode_request(
+      R"({"protocol":"signaltty/1","id":2,"method":"server.status","params":{},"token":null})");
+  ASSERT_TRUE(std::holds_alternative<Request>(none));
+  EXPECT_FALSE(std::get<Request>(none).token.has_value());
+  for (const char* bad : {"1", "[\"stp1\"]", "{\"a\":1}", "true"}) {
+    const std::string line =
+        std::string(R"({"protocol":"signaltty/1","id":3,"method":"server.status","params":{},"token":)") +
+        bad + "}";
+    const auto refused = decode_request(line);
+    ASSERT_TRUE(std::holds_alternative<RequestError>(refused)) << bad;
+    const auto& err = std::get<RequestError>(refused);
+    EXPECT_EQ(err.id, 3) << bad;
+    EXPECT_EQ(err.error.code, ErrorCode::BadParams) << bad;
+    EXPECT_EQ(err.error.details["field"], "token") << bad;
+  }
+  EXPECT_EQ(Json::parse(encode_request(4, "server.status", Json::object(), "t"))["token"], "t");
+  EXPECT_FALSE(Json::parse(encode_request(4, "server.status", Json::object(), ""))
+                   .contains("token"));
 }
 
 }  // namespace SIGNALTTY_UNITY_ID
