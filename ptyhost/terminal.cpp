@@ -172,8 +172,7 @@ int VtCallbacks::settermprop(VTermProp prop, VTermValue* value, void* user) {
 void Terminal::VTermDeleter::operator()(VTerm* vt) const { vterm_free(vt); }
 
 Terminal::Terminal(TerminalSize size)
-    : main_(clamp_size(size).rows, clamp_size(size).cols, Pen{}),
-      alt_(clamp_size(size).rows, clamp_size(size).cols, Pen{}) {
+    : main_(clamp_size(size).rows, clamp_size(size).cols, Pen{}) {
   const TerminalSize clamped = clamp_size(size);
   vt_.reset(vterm_new(clamped.rows, clamped.cols));
   vterm_set_utf8(vt_.get(), 1);
@@ -381,6 +380,12 @@ void Terminal::on_alt_screen(bool on) {
   if (on == alt_active_) return;
   reconcile();
   alt_active_ = on;
+  // libvterm erases the new screen with the current pen right after this
+  // callback returns.
+  if (on)
+    alt_.emplace(main_.rows(), main_.cols(), pen_);
+  else
+    alt_.reset();
 }
 
 // As VTermScreen: when rows go, the main screen first scrolls just enough
@@ -406,7 +411,7 @@ void Terminal::on_resize(int rows, int cols, int& delta_rows) {
     }
   }
   main_.resize(rows, cols, pen_);
-  alt_.resize(rows, cols, pen_);
+  if (alt_) alt_->resize(rows, cols, pen_);
 }
 
 void Terminal::resize(TerminalSize size) {
@@ -560,7 +565,7 @@ bool Terminal::pending_wrap() const {
 SnapshotInput Terminal::snapshot_input(const TerminalModes& modes) const {
   SnapshotInput in;
   in.main = &main_;
-  in.alt = alt_active_ ? &alt_ : nullptr;
+  in.alt = alt_active_ ? &*alt_ : nullptr;
   in.saved = saved_cursor_;
   in.cursor = cursor_;
   in.pending_wrap = pending_wrap();
@@ -582,7 +587,7 @@ std::string Terminal::snapshot_vt() {
 }
 
 std::size_t Terminal::memory_bytes() const {
-  return sizeof(*this) + main_.memory_bytes() + alt_.memory_bytes() + ring_.memory_bytes() +
+  return sizeof(*this) + main_.memory_bytes() + (alt_ ? alt_->memory_bytes() : 0) + ring_.memory_bytes() +
          title_.capacity() + icon_name_.capacity() + scratch_.capacity();
 }
 

@@ -111,7 +111,7 @@ class Terminal final : private VtSink {
   static Result<std::unique_ptr<Terminal>> deserialize(std::string_view blob);
 
   // Inspection.
-  const Grid& screen() const { return alt_active_ ? alt_ : main_; }
+  const Grid& screen() const { return alt_active_ ? *alt_ : main_; }
   const Grid& main_screen() const { return main_; }
   bool alt_screen_active() const { return alt_active_; }
   CursorState cursor() const;
@@ -163,7 +163,7 @@ class Terminal final : private VtSink {
   void on_alt_screen(bool on);
   void on_resize(int rows, int cols, int& delta_rows);
 
-  Grid& active() { return alt_active_ ? alt_ : main_; }
+  Grid& active() { return alt_active_ ? *alt_ : main_; }
   void reconcile();
   void push_to_history(int count);
   std::uint64_t seq_for(const Grid& grid, int r);
@@ -179,7 +179,11 @@ class Terminal final : private VtSink {
   VtGuard guard_;
   TextModes text_modes_;
   Grid main_;
-  Grid alt_;
+  // The alternate screen exists only while it is shown: entering it erases
+  // it (libvterm erases on every switch to it, as xterm does for 1049), so
+  // nothing of an earlier visit can be seen again, and an idle pane does not
+  // carry a second screen of cells. Set iff alt_active_.
+  std::optional<Grid> alt_;
   bool alt_active_ = false;
   Pen pen_;
   CursorPos cursor_;

@@ -21,7 +21,8 @@ namespace {
 
 constexpr std::string_view kMagic = "signaltty-vt\n";
 // 2: history lines in compact cell form (compact_row.hpp) instead of text.
-constexpr std::uint32_t kVersion = 2;
+// 3: the alternate grid only while it is shown, after the flag that says so.
+constexpr std::uint32_t kVersion = 3;
 constexpr std::size_t kMaxReplayBytes = 64u << 20;
 constexpr std::size_t kMaxTitleBytes = limits::kVtStringMaxBytes;
 constexpr std::size_t kMaxLineBytes = 1u << 20;
@@ -163,8 +164,8 @@ std::string Terminal::serialize() {
   out.put<std::int32_t>(main_.rows());
   out.put_bytes(build_snapshot(replay_in));
   put_grid(out, main_);
-  put_grid(out, alt_);
   out.put_bool(alt_active_);
+  if (alt_active_) put_grid(out, *alt_);
   put_saved(out, saved_cursor_);
   put_cursor(out, cursor_);
   out.put_bool(cursor_visible_);
@@ -210,8 +211,13 @@ void Terminal::restore_from(ByteReader& in) {
   const int rows = main_.rows();
   const int cols = main_.cols();
   get_grid(in, main_);
-  get_grid(in, alt_);
   in.get_bool(alt_active_);
+  if (alt_active_) {
+    if (!alt_) alt_.emplace(rows, cols, Pen{});
+    get_grid(in, *alt_);
+  } else {
+    alt_.reset();
+  }
   get_saved(in, saved_cursor_);
   get_cursor(in, cursor_, rows, cols);
   in.get_bool(cursor_visible_);

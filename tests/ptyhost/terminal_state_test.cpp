@@ -101,6 +101,25 @@ TEST(TerminalState, HistoryWithSeqsAndDroppedFloorSurvive) {
   expect_same(original, *restored, "history");
 }
 
+// The alternate grid travels only while it is shown: a restored terminal
+// shows the same alternate screen over the same main one, and goes back to
+// the main screen as the original does.
+TEST(TerminalState, AlternateScreenTravelsOnlyWhileShown) {
+  Terminal original({.cols = 40, .rows = 8});
+  original.feed("shell line\r\n$ top");
+  const std::size_t main_only = original.serialize().size();
+  original.feed("\x1b[?1049h\x1b[H\x1b[7m PID USER \x1b[0m\x1b[3;5H\x1b[32mload\x1b[0m");
+  const std::string shown = original.serialize();
+  EXPECT_GE(shown.size(), main_only + 40 * 8 * sizeof(Cell));
+  auto restored = round_trip(original);
+  ASSERT_TRUE(restored);
+  EXPECT_TRUE(restored->alt_screen_active());
+  expect_same(original, *restored, "alternate shown");
+  for (Terminal* t : {&original, restored.get()}) t->feed("\x1b[?1049lback");
+  expect_same(original, *restored, "after leaving");
+  EXPECT_LT(original.serialize().size(), main_only + 40 * 8 * sizeof(Cell) / 4);
+}
+
 TEST(TerminalState, ForeignOrDamagedBlobsAreRejected) {
   Terminal terminal({.cols = 30, .rows = 6});
   terminal.feed("\x1b[1mhello\x1b[0m\r\nworld\x1b]2;t\x07");

@@ -230,6 +230,48 @@ TEST(Terminal, AlternateScreenIsShownAndMainScreenComesBack) {
   EXPECT_EQ(terminal.cursor(), (CursorState{1, 5, true}));
 }
 
+// The alternate grid exists only while shown. Every way back into it
+// (1049, 1047; libvterm 0.1.4 ignores 47) finds it erased with the current
+// pen, as libvterm's own screen does, and leaving it gives its cells back.
+TEST(Terminal, AlternateScreenIsErasedOnEveryEntryAndFreedOnExit) {
+  Terminal terminal(kAgentSize);
+  ScreenOracle oracle(kAgentSize.cols, kAgentSize.rows);
+  const std::size_t screen_cells = std::size_t{120} * 40 * sizeof(Cell);
+  auto both = [&](std::string_view bytes) {
+    terminal.feed(bytes);
+    oracle.feed(bytes);
+    ASSERT_EQ(oracle.diff(terminal.screen()), "") << bytes;
+    ASSERT_EQ(terminal.cursor(), oracle.cursor()) << bytes;
+  };
+  both("prompt $ ");
+  const std::size_t idle = terminal.memory_bytes();
+  both("\x1b[?1049h\x1b[41mfirst visit\x1b[3;3Hmore");
+  EXPECT_GE(terminal.memory_bytes(), idle + screen_cells);
+  both("\x1b[?1049l");
+  EXPECT_LT(terminal.memory_bytes(), idle + screen_cells / 8);
+  for (const char* enter : {"\x1b[?1047h", "\x1b[?1049h"}) {
+    // A pen set before entering colours the erased screen.
+    both(std::string("\x1b[44m") + enter);
+    EXPECT_TRUE(terminal.alt_screen_active()) << enter;
+    EXPECT_EQ(terminal.screen_text(), "") << enter;
+    both("\x1b[0mvisit");
+    std::string leave(enter);
+    leave.back() = 'l';
+    both(leave);
+    EXPECT_FALSE(terminal.alt_screen_active()) << enter;
+    EXPECT_LT(terminal.memory_bytes(), idle + screen_cells / 8) << enter;
+  }
+  EXPECT_EQ(terminal.screen_text(), "prompt $");
+  // A resize while it is shown resizes it; leaving still frees it.
+  terminal.feed("\x1b[?1049h\x1b[Hwide");
+  terminal.resize({.cols = 25, .rows = 5});
+  EXPECT_EQ(terminal.screen().cols(), 25);
+  EXPECT_EQ(terminal.screen().rows(), 5);
+  EXPECT_EQ(terminal.screen_text(), "wide");
+  terminal.feed("\x1b[?1049l");
+  EXPECT_EQ(terminal.screen_text(), "prompt $");
+}
+
 TEST(Terminal, TinySizesNeverCrash) {
   std::mt19937 rng(3);
   for (int cols = 1; cols <= 3; ++cols) {
