@@ -3,6 +3,7 @@
 // Runs in: ptyhost, single-threaded.
 #include "ptyhost/pane_host.hpp"
 
+#include <malloc.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -288,6 +289,10 @@ Status PaneHost::start_program(const wire::SpawnRequest& request,
     check_invariant(child_.signal(SIGKILL, SignalTarget::Group), "SIGKILL of an unconfined program");
     return Error{ErrorCode::Internal, "the ptyhost could not confine itself"};
   }
+  // Setting up (the spawn, the seccomp filter's rule database, the first
+  // resize) leaves freed pages inside the heap; give them back before the
+  // pane goes idle, when most panes stay.
+  ::malloc_trim(0);
   arm_read();
   arm_foreground_check(0);
   return {};
