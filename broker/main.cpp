@@ -9,6 +9,7 @@
 #include "common/io_fault.hpp"
 #include "common/log.hpp"
 #include "common/protocol/schema.hpp"
+#include "common/tsan_options.hpp"
 #include "common/version.hpp"
 
 using namespace signaltty;

@@ -19,6 +19,7 @@
 
 #include "common/ids.hpp"
 #include "common/log.hpp"
+#include "common/tsan_options.hpp"
 #include "common/version.hpp"
 #include "ptyhost/pane_host.hpp"
 #include "ptyhost/pane_socket.hpp"

@@ -46,7 +46,7 @@ namespace SIGNALTTY_UNITY_ID {
 namespace gw = protocol::gitworker;
 using ::testing::HasSubstr;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(SIGNALTTY_SANITIZE)
+#if defined(__SANITIZE_ADDRESS__) || defined(SIGNALTTY_SANITIZE) || defined(__SANITIZE_THREAD__)
 #define SKIP_IF_FILTER_LOGS() \
   GTEST_SKIP() << "sanitizer build: the seccomp filter logs calls outside the allowlist, " \
                   "it does not kill"

@@ -39,8 +39,15 @@ TEST_F(BrokerFraming, OverlongLineGetsAnErrorThenCloseWithoutGrowingMemory) {
   EXPECT_TRUE(reply->at("id").is_null()) << reply->dump();
   EXPECT_TRUE(client.wait_closed(deadline_after()));
   const std::uint64_t peak = vm_hwm_kib(broker().pid());
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer shadows every byte touched several times over: the
+  // broker's peak says nothing about ours; the other builds check it.
+  (void)peak;
+  (void)rss_before;
+#else
   EXPECT_LT(peak, rss_before + kOverlongLineRssBudgetKiB)
       << "resident before " << rss_before << " KiB, peak " << peak << " KiB";
+#endif
   EXPECT_TRUE(is_ok(connect().request("server.status"))) << "the broker keeps serving others";
 }
 
