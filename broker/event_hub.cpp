@@ -92,30 +92,33 @@ struct ReplayFrames {
   std::vector<std::string> lines;
 };
 
-// Keeps the selected events in (after, through], one per seq, ascending,
-// and encodes them unless more than the replay cap are left.
-ReplayFrames select_replay(std::vector<StateEvent> events, const EventFilter& filter,
-                           std::uint64_t after, std::uint64_t through) {
-  std::erase_if(events, [&](const StateEvent& ev) {
-    return ev.seq <= after || ev.seq > through || !filter.selects(ev);
-  });
-  auto by_seq = [](const StateEvent& a, const StateEvent& b) { return a.seq < b.seq; };
-  auto same_seq = [](const StateEvent& a, const StateEvent& b) { return a.seq == b.seq; };
-  std::stable_sort(events.begin(), events.end(), by_seq);
-  events.erase(std::unique(events.begin(), events.end(), same_seq), events.end());
-  if (events.size() > limits::kReplayMaxEvents) return {ReplayStatus::Truncated, {}};
-  ReplayFrames frames;
-  frames.lines.reserve(events.size());
-  for (const auto& ev : events)
-    frames.lines.push_back(p::encode_event(ev.name, ev.seq, ev.payload));
-  return frames;
+// One selected event of a replay, already encoded as its frame.
+struct Frame {
+  std::uint64_t seq = 0;
+  std::string line;
+};
+
+// Keeps the frames in (after, through], one per seq, ascending, unless more
+// than the replay cap are left.
+ReplayFrames select_replay(std::vector<Frame> frames, std::uint64_t after,
+                           std::uint64_t through) {
+  std::erase_if(frames, [&](const Frame& f) { return f.seq <= after || f.seq > through; });
+  auto by_seq = [](const Frame& a, const Frame& b) { return a.seq < b.seq; };
+  auto same_seq = [](const Frame& a, const Frame& b) { return a.seq == b.seq; };
+  std::stable_sort(frames.begin(), frames.end(), by_seq);
+  frames.erase(std::unique(frames.begin(), frames.end(), same_seq), frames.end());
+  if (frames.size() > limits::kReplayMaxEvents) return {ReplayStatus::Truncated, {}};
+  ReplayFrames out;
+  out.lines.reserve(frames.size());
+  for (auto& f : frames) out.lines.push_back(std::move(f.line));
+  return out;
 }
 
 // Reader thread: the journal's selected records in (after, through] merged
 // with the ring's. The journal stops reading one record past the cap: its
 // records have distinct seqs, so that many already means `truncated`. A
 // read failure leaves the history unproven: `unavailable`.
-ReplayFrames read_journal_replay(JournalCapture& capture, std::vector<StateEvent> ring_tail,
+ReplayFrames read_journal_replay(JournalCapture& capture, std::vector<Frame> ring_tail,
                                  const EventFilter& filter, std::uint64_t after,
                                  std::uint64_t through) {
   try {
@@ -126,11 +129,12 @@ ReplayFrames read_journal_replay(JournalCapture& capture, std::vector<StateEvent
       log::warn("replay: journal read failed: " + records.error().message);
       return {ReplayStatus::Unavailable, {}};
     }
-    std::vector<StateEvent> events = std::move(records).value();
+    const std::vector<StateEvent>& events = *records;
     if (events.size() > limits::kReplayMaxEvents) return {ReplayStatus::Truncated, {}};
-    events.insert(events.end(), std::make_move_iterator(ring_tail.begin()),
-                  std::make_move_iterator(ring_tail.end()));
-    return select_replay(std::move(events), filter, after, through);
+    std::vector<Frame> frames = std::move(ring_tail);
+    for (const StateEvent& ev : events)
+      frames.push_back({ev.seq, p::encode_event(ev.name, ev.seq, ev.payload)});
+    return select_replay(std::move(frames), after, through);
   } catch (const std::exception& e) {
     log::error(std::string("replay: journal read aborted: ") + e.what());
     return {ReplayStatus::Unavailable, {}};
@@ -169,13 +173,16 @@ struct Subscriber {
 }  // namespace
 
 bool EventFilter::selects(const StateEvent& ev) const {
+  return selects(ev.name, task_ids.empty() ? std::nullopt : task_of(ev.payload));
+}
+
+bool EventFilter::selects(std::string_view name, const std::optional<std::string>& task) const {
   const bool named = selectors.empty() ||
                      std::any_of(selectors.begin(), selectors.end(), [&](const std::string& s) {
-                       return p::event_matches(s, ev.name);
+                       return p::event_matches(s, name);
                      });
   if (!named) return false;
   if (task_ids.empty()) return true;
-  const auto task = task_of(ev.payload);
   return !task || std::find(task_ids.begin(), task_ids.end(), *task) != task_ids.end();
 }
 
@@ -204,8 +211,9 @@ struct EventHub::Impl {
   void drop(std::uint64_t session_id) { subscribers.erase(session_id); }
 
  private:
-  void remember(const StateEvent& ev);
-  void fan_out(const StateEvent& ev);
+  // Keeps the event in the ring; returns its encoded frame there.
+  const std::string& remember(const StateEvent& ev);
+  void fan_out(const StateEvent& ev, const std::string& line);
   bool hold(Subscriber& sub, const std::string& line);
   void refuse_lagging(std::uint64_t session_id);
   std::uint64_t install(const std::shared_ptr<Session>& session, EventFilter filter, Phase phase);
@@ -222,7 +230,7 @@ struct EventHub::Impl {
   std::optional<LiveSubscriber> live_subscriber(std::uint64_t session_id,
                                                 std::uint64_t generation);
   void release(std::uint64_t session_id, std::uint64_t generation);
-  std::vector<StateEvent> ring_after(std::uint64_t after, const EventFilter& filter) const;
+  std::vector<Frame> ring_after(std::uint64_t after, const EventFilter& filter) const;
   void replay_from_ring(const std::shared_ptr<Session>& session, EventFilter filter,
                         std::uint64_t after, const SubscribeReply& reply,
                         const AfterReply& after_reply);
@@ -239,7 +247,16 @@ struct EventHub::Impl {
   std::uint64_t ring_retained_after;
 
  private:
-  std::deque<StateEvent> ring;
+  // What a replay needs of each recent event: its frame, already encoded,
+  // and what a filter reads (name, task). Not the payload as a JSON tree
+  // nor the state image: a frame is a fraction of their memory.
+  struct RingEntry {
+    std::uint64_t seq = 0;
+    std::string name;
+    std::optional<std::string> task;
+    std::string line;
+  };
+  std::deque<RingEntry> ring;
   std::unordered_map<std::uint64_t, Subscriber> subscribers;
   std::uint64_t next_generation = 1;
   // Deferred work (reader results, reply barriers) runs only while this is
@@ -257,22 +274,24 @@ void EventHub::Impl::publish(const StateEvent& ev) {
                std::to_string(head) + "; dropped");
     return;
   }
-  remember(ev);
-  fan_out(ev);
+  // A copy: a send may re-enter the hub, and the ring may move on meanwhile.
+  const std::string line = remember(ev);
+  fan_out(ev, line);
 }
 
-void EventHub::Impl::remember(const StateEvent& ev) {
+const std::string& EventHub::Impl::remember(const StateEvent& ev) {
   head = ev.seq;
-  ring.push_back(ev);
+  ring.push_back(RingEntry{ev.seq, ev.name, task_of(ev.payload),
+                           p::encode_event(ev.name, ev.seq, ev.payload)});
   if (ring.size() > limits::kEventRingSize) {
     ring_retained_after = ring.front().seq;
     ring.pop_front();
   }
+  return ring.back().line;
 }
 
 // Sends after the walk: a send that closes its session may drop_session().
-void EventHub::Impl::fan_out(const StateEvent& ev) {
-  std::string line;
+void EventHub::Impl::fan_out(const StateEvent& ev, const std::string& line) {
   std::vector<std::shared_ptr<Session>> targets;
   std::vector<std::uint64_t> lagging;
   for (auto it = subscribers.begin(); it != subscribers.end();) {
@@ -283,7 +302,6 @@ void EventHub::Impl::fan_out(const StateEvent& ev) {
     }
     Subscriber& sub = it->second;
     if (ev.seq > sub.fence && sub.filter.selects(ev)) {
-      if (line.empty()) line = p::encode_event(ev.name, ev.seq, ev.payload);
       if (sub.phase == Phase::Live) targets.push_back(std::move(session));
       else if (!hold(sub, line)) lagging.push_back(it->first);
     }
@@ -411,11 +429,12 @@ void EventHub::Impl::release(std::uint64_t session_id, std::uint64_t generation)
   for (auto& line : held) live->session->send(std::move(line));
 }
 
-std::vector<StateEvent> EventHub::Impl::ring_after(std::uint64_t after,
-                                                   const EventFilter& filter) const {
-  std::vector<StateEvent> out;
-  for (const auto& ev : ring)
-    if (ev.seq > after && filter.selects(ev)) out.push_back(ev);
+std::vector<Frame> EventHub::Impl::ring_after(std::uint64_t after,
+                                              const EventFilter& filter) const {
+  std::vector<Frame> out;
+  for (const auto& entry : ring)
+    if (entry.seq > after && filter.selects(entry.name, entry.task))
+      out.push_back({entry.seq, entry.line});
   return out;
 }
 
@@ -458,7 +477,7 @@ void EventHub::Impl::replay_from_ring(const std::shared_ptr<Session>& session, E
                                       std::uint64_t after, const SubscribeReply& reply,
                                       const AfterReply& after_reply) {
   auto info = replay_info(ReplayStatus::Complete, after, ring_retained_after, head);
-  ReplayFrames frames = select_replay(ring_after(after, filter), filter, after, head);
+  ReplayFrames frames = select_replay(ring_after(after, filter), after, head);
   if (frames.status != ReplayStatus::Complete)
     return refuse(session, reply, after_reply, refused(info, frames.status));
   const std::uint64_t id = session->session_id();
@@ -474,7 +493,7 @@ void EventHub::Impl::replay_from_journal(const std::shared_ptr<Session>& session
                                          AfterReply after_reply) {
   const std::uint64_t id = session->session_id();
   const std::uint64_t through = head;
-  std::vector<StateEvent> tail = ring_after(after, filter);
+  std::vector<Frame> tail = ring_after(after, filter);
   const std::uint64_t generation = install(session, filter, Phase::ReadingJournal);
   Subscriber& sub = subscribers.at(id);
   sub.owed_reply = std::move(reply);

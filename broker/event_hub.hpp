@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -50,6 +51,8 @@ struct EventFilter {
   std::vector<std::string> task_ids;
 
   bool selects(const StateEvent& ev) const;
+  // The same for an event known by its name and the task its payload names.
+  bool selects(std::string_view name, const std::optional<std::string>& task) const;
 };
 
 // Validates subscribe's `events` (BAD_PARAMS naming `events[i]` for an entry

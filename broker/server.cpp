@@ -41,6 +41,7 @@
 #include "broker/viewers.hpp"
 #include "common/close_on_exec.hpp"
 #include "common/fs.hpp"
+#include "common/heap_trim.hpp"
 #include "common/log.hpp"
 #include "common/protocol/ptyhost_handshake.hpp"
 
@@ -223,6 +224,9 @@ Status Server::Impl::open_state() {
   journal->set_snapshot_covers(loaded.replay_after.value_or(journal->max_seq()));
   snapshots->set_on_saved([this](const SnapshotDoc& doc) {
     if (doc.journal_seq) journal->set_snapshot_covers(*doc.journal_seq);
+    // The model has settled for a debounce interval: what building it and
+    // its events freed goes back to the kernel instead of staying resident.
+    give_back_free_heap();
   });
   // What the replay restored goes into the next snapshot, before the
   // journal could rotate it away.

@@ -3,7 +3,6 @@
 // Runs in: ptyhost, single-threaded.
 #include "ptyhost/pane_host.hpp"
 
-#include <malloc.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <csignal>
 
 #include "common/check.hpp"
+#include "common/heap_trim.hpp"
 #include "common/limits.hpp"
 #include "common/log.hpp"
 #include "common/pane_size.hpp"
@@ -291,12 +291,8 @@ Status PaneHost::start_program(const wire::SpawnRequest& request,
   }
   // Setting up (the spawn, the seccomp filter's rule database, the first
   // resize) leaves freed pages inside the heap; give them back before the
-  // pane goes idle, when most panes stay. Under a sanitizer the allocator is
-  // the sanitizer's: glibc's trim would only start glibc's unused malloc,
-  // whose first use calls getrandom(2), outside the filter.
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-  ::malloc_trim(0);
-#endif
+  // pane goes idle, when most panes stay.
+  give_back_free_heap();
   arm_read();
   arm_foreground_check(0);
   return {};
