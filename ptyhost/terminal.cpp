@@ -296,8 +296,34 @@ void Terminal::vt_sequence(std::string_view bytes) {
     saved_cursor_ = SavedCursor{cursor_, pen_, cursor_visible_,
                                 cursor_style(cursor_shape_, cursor_blink_)};
   }
+  const bool restores = text_modes_.restores_cursor(bytes);
   text_modes_.note_sequence(bytes);
   queue(bytes);
+  if (restores) {
+    flush();
+    keep_cursor_on_screen();
+  }
+}
+
+// libvterm 0.1.4 puts a saved cursor back where it was saved, even where a
+// resize since took that row or column away, and the next glyph or line
+// attribute then reads and writes its line info out of bounds. As xterm
+// does, the cursor comes back onto the screen, at its last row or column.
+void Terminal::keep_cursor_on_screen() {
+  VTermPos pos;
+  vterm_state_get_cursorpos(state_, &pos);
+  const TerminalSize size = this->size();
+  if (pos.row < size.rows && pos.col < size.cols) return;
+  int row = std::min(pos.row, size.rows - 1);
+  int col = std::min(pos.col, size.cols - 1);
+  // In origin mode CUP counts from the margins (and stops at them).
+  const TerminalModes m = modes();
+  if (m.origin) {
+    row -= m.scroll_top;
+    if (m.lr_margin_mode) col -= m.margin_left;
+  }
+  write_vterm("\x1b[" + std::to_string(std::max(row, 0) + 1) + ";" +
+              std::to_string(std::max(col, 0) + 1) + "H");
 }
 
 // libvterm 0.1.4 loops forever on REP when its last glyph has no width.

@@ -129,6 +129,9 @@ class Terminal final : private VtSink {
  private:
   // Resets DECSTBM/DECSLRM margins that would not fit `size`.
   void fit_margins(TerminalSize size);
+  // After a restored cursor: puts it back on the screen if a resize since
+  // took its row or column away.
+  void keep_cursor_on_screen();
   friend class VtCallbacks;
 
   // The last glyph libvterm drew: REP repeats it, and a glyph that reached

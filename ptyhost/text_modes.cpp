@@ -109,6 +109,17 @@ bool TextModes::saves_cursor(std::string_view seq) const {
   return csi.final == 'h' && csi.leader == "?" && has_arg(csi, 1049);
 }
 
+bool TextModes::restores_cursor(std::string_view seq) const {
+  if (unwatched(seq)) return false;
+  const std::string core = core_of(seq);
+  if (core == "\x1b" "8") return true;
+  if (core.size() < 3 || core[0] != '\x1b' || core[1] != '[') return false;
+  Csi csi;
+  if (!parse_csi(std::string_view(core).substr(2), csi) || !csi.intermed.empty()) return false;
+  if (csi.final == 'u' && csi.leader.empty()) return true;
+  return csi.final == 'l' && csi.leader == "?" && has_arg(csi, 1049);
+}
+
 void TextModes::note_sequence(std::string_view seq) {
   if (unwatched(seq)) return;
   for (char c : seq) note_control(static_cast<unsigned char>(c));

@@ -36,6 +36,8 @@ class TextModes {
   // The sequence fills libvterm's saved-cursor slot (DECSC, SCOSC, DECSET
   // 1049), given the modes before it.
   bool saves_cursor(std::string_view seq) const;
+  // Whether `seq` puts a saved cursor back (DECRC, SCORC, leaving 1049).
+  bool restores_cursor(std::string_view seq) const;
   // Bytes that set IRM and the charsets on a terminal fresh from RIS;
   // painting text must be done before they are sent. (DECSCA, DECOM, DECAWM
   // and DECLRMM are the snapshot's to order around the cursor.)

@@ -272,6 +272,25 @@ TEST(Terminal, AlternateScreenIsErasedOnEveryEntryAndFreedOnExit) {
   EXPECT_EQ(terminal.screen_text(), "prompt $");
 }
 
+// libvterm 0.1.4 restores a saved cursor as saved even after a resize took
+// its row away (then reads and writes line info out of bounds, which the
+// valgrind run of these tests catches); the cursor comes back on the
+// screen's last row instead, for DECRC and for leaving the 1049 screen.
+TEST(Terminal, ACursorSavedOnARowAResizeTookComesBackOnTheScreen) {
+  const std::vector<std::pair<std::string, std::string>> ways{{"\x1b" "7", "\x1b" "8"},
+                                                              {"\x1b[?1049h", "\x1b[?1049l"}};
+  for (const auto& [save, restore] : ways) {
+    Terminal terminal({.cols = 30, .rows = 10});
+    terminal.feed("\x1b[10;5H" + save);
+    terminal.resize({.cols = 20, .rows = 3});
+    terminal.feed("\x1b[H" + restore + "x");
+    EXPECT_EQ(terminal.screen_text(), "\n\n    x") << restore;
+    EXPECT_EQ(terminal.cursor(), (CursorState{2, 5, true})) << restore;
+    terminal.feed("\x1b#6y\x1b#3z");  // line attributes on that row
+    EXPECT_EQ(terminal.cursor().row, 2) << restore;
+  }
+}
+
 TEST(Terminal, TinySizesNeverCrash) {
   std::mt19937 rng(3);
   for (int cols = 1; cols <= 3; ++cols) {
