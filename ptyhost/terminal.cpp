@@ -58,7 +58,7 @@ void apply_pen_attr(Pen& pen, VTermAttr attr, const VTermValue& value) {
 }
 
 TerminalSize clamp_size(TerminalSize size) {
-  return TerminalSize{std::clamp(size.cols, 1, signaltty::limits::kPaneColsMax),
+  return TerminalSize{std::clamp(size.cols, limits::kMinCols, signaltty::limits::kPaneColsMax),
                       std::clamp(size.rows, 1, signaltty::limits::kPaneRowsMax)};
 }
 
@@ -374,9 +374,7 @@ void Terminal::on_glyph(const std::uint32_t* chars, int width, bool protect, boo
   grid.put_glyph(row, col, std::span<const char32_t>(glyph.data(), std::max<std::size_t>(count, 1)),
                  width, pen);
   const int row_width = double_width ? grid.cols() / 2 : grid.cols();
-  // On a screen one column wide a double-width line (DECDWL) is zero columns
-  // wide: libvterm 0.1.4 then bounds its cursor to column -1 and draws
-  // there. The grid drops such a glyph; the trace stays on the grid, so the
+  // The trace stays on the grid whatever libvterm reports, so the
   // live-upgrade blob restores.
   last_glyph_ = GlyphTrace{on_grid(row, col), width, col + width >= row_width, false};
 }

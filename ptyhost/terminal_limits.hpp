@@ -52,4 +52,10 @@ inline constexpr std::size_t kMaxCombiningMarks = 2;
 // text path; longer ones are written straight into the grid.
 inline constexpr std::size_t kFastTextMinRun = 3;
 
+// Ours: the narrowest screen the model keeps (a pane is never narrower than
+// signaltty::limits::kPaneColsMin). On one column a double-width line is
+// zero columns wide and libvterm 0.1.4 indexes its tab stops and line info
+// at column -1.
+inline constexpr int kMinCols = 2;
+
 }  // namespace signaltty::ptyhost::limits

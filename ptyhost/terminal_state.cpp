@@ -194,7 +194,7 @@ Result<std::unique_ptr<Terminal>> Terminal::deserialize(std::string_view blob) {
   std::int32_t rows = 0;
   in.get(cols);
   in.get(rows);
-  if (!in.ok() || cols < 1 || cols > signaltty::limits::kPaneColsMax || rows < 1 ||
+  if (!in.ok() || cols < limits::kMinCols || cols > signaltty::limits::kPaneColsMax || rows < 1 ||
       rows > signaltty::limits::kPaneRowsMax)
     return Error{ErrorCode::BadProtocol, "terminal state: bad size"};
   auto terminal = std::make_unique<Terminal>(TerminalSize{cols, rows});

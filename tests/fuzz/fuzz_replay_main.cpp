@@ -1,10 +1,12 @@
 // tests/fuzz/fuzz_replay_main.cpp: runs a libFuzzer target without libFuzzer.
 // Each argument is a file or a directory of files; every file is passed once
 // to LLVMFuzzerTestOneInput. A path after `--optional` may be missing. ctest uses it to replay each corpus on every
-// build; a crash or sanitizer report fails the run.
+// build; a crash or sanitizer report fails the run. With
+// SIGNALTTY_FUZZ_REPLAY_VERBOSE=1 each input's path goes to stderr first.
 // Runs in: test builds. Never: mutates inputs; that is libFuzzer's job.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -40,6 +42,10 @@ std::vector<std::filesystem::path> inputs(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const std::vector<std::filesystem::path> files = inputs(argc, argv);
+  // Names each input before it runs, so that a report from a tool that
+  // only sees the whole run (valgrind) can be traced to its input.
+  const char* verbose_env = std::getenv("SIGNALTTY_FUZZ_REPLAY_VERBOSE");
+  const bool verbose = verbose_env != nullptr && *verbose_env != '\0';
   std::size_t failed = 0;
   for (const auto& file : files) {
     std::ifstream in(file, std::ios::binary);
@@ -49,6 +55,7 @@ int main(int argc, char** argv) {
       continue;
     }
     const std::string data{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (verbose) std::fprintf(stderr, "input %s\n", file.c_str());
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
   }
   std::printf("%zu passed, %zu failed\n", files.size() - failed, failed);
