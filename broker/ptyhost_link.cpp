@@ -386,13 +386,18 @@ void PtyhostLink::close(const std::string& why) {
   timer_.cancel();
   auto pending = std::move(pending_);
   pending_.clear();
+  // The owner hears of the end first (it may link again, so a request that
+  // was under way can ask again), then the requests under way fail. The
+  // owner may drop its last reference to us meanwhile.
+  const auto keep = weak_from_this().lock();
+  auto on_closed = handlers_.on_closed;
+  if (on_closed) on_closed(why);
   for (auto& [rid, p] : pending) {
     if (p.timer) p.timer->cancel();
     Error e{ErrorCode::PaneExited, "the pane's ptyhost went away"};
     e.details = {{"written_bytes", nullptr}};
     p.done(std::move(e), {});
   }
-  if (handlers_.on_closed) handlers_.on_closed(why);
 }
 
 }  // namespace signaltty::broker

@@ -66,6 +66,7 @@ Supervisor::~Supervisor() {
 void Supervisor::stop() {
   alive_.reset();  // nothing below reaches back into this object
   tail_timer_.cancel();
+  relinking_.clear();
   auto hosts = std::move(hosts_);
   hosts_.clear();
   for (auto& [id, host] : hosts) host.link->close("broker stopping");
@@ -160,6 +161,7 @@ void Supervisor::push_meta(const std::string& pane_id) {
   auto pane = store_.find_pane(pane_id);
   if (!h || !pane.ok()) return;
   h->published = true;
+  if (wait_for_relink(pane_id, [this, pane_id] { push_meta(pane_id); })) return;
   h->link->set_meta({protocol::encode(**pane)}, [](Result<protocol::Empty>, std::string) {});
 }
 
@@ -179,13 +181,19 @@ void Supervisor::read(const std::string& pane_id, const ReadSpec& spec,
                       std::function<void(Result<protocol::PaneReadResult>)> done) {
   Host* h = host(pane_id);
   if (!h) return done(read_saved(pane_id, spec));
+  if (wait_for_relink(pane_id, [this, pane_id, spec, done] { read(pane_id, spec, done); })) return;
   const wire::ReadRequest request{spec.mode,
                                   static_cast<int>(std::min(spec.lines, protocol::kReadLinesMax)),
                                   spec.strip_ansi, spec.after_seq};
   std::weak_ptr<int> alive = alive_;
-  h->link->read(request, [this, alive, pane_id, done = std::move(done)](
+  h->link->read(request, [this, alive, pane_id, spec, done = std::move(done)](
                              Result<wire::ReadReply> r, std::string) {
-    if (!r.ok()) return done(std::move(r).error());
+    if (!r.ok()) {
+      if (!alive.expired() &&
+          retry_after_relink(pane_id, r.error(), [this, pane_id, spec, done] { read(pane_id, spec, done); }))
+        return;
+      return done(std::move(r).error());
+    }
     if (!alive.expired()) store_.note_scrollback_len(pane_id, r->scrollback_len);
     done(protocol::PaneReadResult{std::move(r->text), r->truncated, r->seq, r->next_seq,
                                   r->dropped});
@@ -213,6 +221,10 @@ void Supervisor::input(const std::string& pane_id, std::string bytes, SteadyCloc
     e.details["written_bytes"] = 0;
     return done(std::move(e));
   }
+  if (wait_for_relink(pane_id, [this, pane_id, bytes, deadline, done] {
+        input(pane_id, bytes, deadline, done);
+      }))
+    return;
   const auto budget = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
   if (budget.count() <= 0) {
     Error e{ErrorCode::Timeout, "the input budget ran out before the write"};
@@ -228,8 +240,14 @@ void Supervisor::input(const std::string& pane_id, std::string bytes, SteadyCloc
 void Supervisor::resize(const std::string& pane_id, protocol::PtySize size, Done done) {
   Host* h = host(pane_id);
   if (!h) return done(Status{});
+  if (wait_for_relink(pane_id, [this, pane_id, size, done] { resize(pane_id, size, done); })) return;
+  std::weak_ptr<int> alive = alive_;
   h->link->resize({size.cols, size.rows},
-                  [done = std::move(done)](Result<wire::ResizeReply> r, std::string) {
+                  [this, alive, pane_id, size, done = std::move(done)](Result<wire::ResizeReply> r, std::string) {
+                    if (!r.ok() && !alive.expired() &&
+                        retry_after_relink(pane_id, r.error(),
+                                           [this, pane_id, size, done] { resize(pane_id, size, done); }))
+                      return;
                     done(r.ok() ? Status{} : Status(std::move(r).error()));
                   });
 }
@@ -237,6 +255,8 @@ void Supervisor::resize(const std::string& pane_id, protocol::PtySize size, Done
 void Supervisor::signal(const std::string& pane_id, int signo, bool group, Done done) {
   Host* h = host(pane_id);
   if (!h || h->exited) return done(pane_exited_error(pane_id));
+  if (wait_for_relink(pane_id, [this, pane_id, signo, group, done] { signal(pane_id, signo, group, done); }))
+    return;
   h->link->signal({signo, group}, [done = std::move(done)](Result<protocol::Empty> r, std::string) {
     done(r.ok() ? Status{} : Status(std::move(r).error()));
   });
@@ -248,7 +268,12 @@ void Supervisor::clear(const std::string& pane_id, Done done) {
     saved_tails_[pane_id] = "";
     return done(Status{});
   }
-  h->link->clear([done = std::move(done)](Result<wire::ClearReply> r, std::string) {
+  if (wait_for_relink(pane_id, [this, pane_id, done] { clear(pane_id, done); })) return;
+  std::weak_ptr<int> alive = alive_;
+  h->link->clear([this, alive, pane_id, done = std::move(done)](Result<wire::ClearReply> r, std::string) {
+    if (!r.ok() && !alive.expired() &&
+        retry_after_relink(pane_id, r.error(), [this, pane_id, done] { clear(pane_id, done); }))
+      return;
     done(r.ok() ? Status{} : Status(std::move(r).error()));
   });
 }
@@ -270,10 +295,18 @@ void Supervisor::attach_snapshot(const std::string& pane_id,
     }
     return done(AttachSnapshot{std::move(bytes), 0, size});
   }
+  if (wait_for_relink(pane_id, [this, pane_id, done] { attach_snapshot(pane_id, done); })) return;
   h->streaming = true;
+  std::weak_ptr<int> alive = alive_;
   h->link->stream({.on = true, .snapshot = true},
-                  [done = std::move(done)](Result<wire::StreamReply> r, std::string state) {
-                    if (!r.ok()) return done(std::move(r).error());
+                  [this, alive, pane_id, done = std::move(done)](Result<wire::StreamReply> r, std::string state) {
+                    if (!r.ok()) {
+                      if (!alive.expired() &&
+                          retry_after_relink(pane_id, r.error(),
+                                             [this, pane_id, done] { attach_snapshot(pane_id, done); }))
+                        return;
+                      return done(std::move(r).error());
+                    }
                     done(AttachSnapshot{std::move(state), r->output_offset, {r->cols, r->rows}});
                   });
 }

@@ -214,6 +214,16 @@ class Supervisor {
   void on_link_closed(const std::string& pane_id, const PtyhostLink* link, const std::string& why);
   // Connects again to a ptyhost that hung up but still runs.
   void relink(const std::string& pane_id);
+  void finish_relink(const std::string& pane_id, const std::shared_ptr<PtyhostLink>& link,
+                     const PtyhostLink* old, Result<wire::Hello> hello);
+  // While the pane's link is being re-established, keeps `retry` to run once
+  // it is (or is given up) and returns true: a request that meets a relink
+  // waits for it instead of failing as if the pane had exited.
+  bool wait_for_relink(const std::string& pane_id, std::function<void()> retry);
+  // A request that fails because the link went away while under way, on a
+  // pane now being linked again, asks again after (only those that can be
+  // repeated safely: reads, resizes, clears, snapshots).
+  bool retry_after_relink(const std::string& pane_id, const Error& error, std::function<void()> retry);
   // The ptyhost is gone: the pane is exited, or restored from its record.
   void lost_ptyhost(const std::string& pane_id);
   void finish_close(const std::string& pane_id);
@@ -247,6 +257,8 @@ class Supervisor {
   SnapshotScheduler& snapshots_;
   Viewers& viewers_;
   std::map<std::string, Host, std::less<>> hosts_;
+  // Panes whose link is being re-established, with the requests waiting for it.
+  std::map<std::string, std::vector<std::function<void()>>, std::less<>> relinking_;
   std::map<std::string, std::string, std::less<>> saved_tails_;
   ScreenObserver screen_observer_;
   boost::asio::steady_timer tail_timer_;

@@ -126,6 +126,7 @@ void Supervisor::on_link_closed(const std::string& pane_id, const PtyhostLink* l
 
 void Supervisor::relink(const std::string& pane_id) {
   Host* h = host(pane_id);
+  relinking_[pane_id];  // requests from now on wait for the outcome
   auto link = std::make_shared<PtyhostLink>(io_, socket_path_of(pane_id));
   PtyhostLink::Handlers handlers = handlers_for(pane_id, link.get());
   std::weak_ptr<int> alive = alive_;
@@ -134,27 +135,49 @@ void Supervisor::relink(const std::string& pane_id) {
               [this, alive, link, pane_id, old = h->link.get()](Result<wire::Hello> hello,
                                                                  LinkFailure) {
                 if (alive.expired()) return;
-                Host* h = host(pane_id);
-                if (!h || h->link.get() != old) {  // closed or removed meanwhile
-                  if (hello.ok()) link->close("no longer wanted");
-                  return;
+                std::vector<std::function<void()>> waiting;
+                if (auto it = relinking_.find(pane_id); it != relinking_.end()) {
+                  waiting = std::move(it->second);
+                  relinking_.erase(it);
                 }
-                if (!hello.ok() || link->peer_pid() != h->ptyhost_pid ||
-                    hello->ptyhost_pid != h->ptyhost_pid) {
-                  log::warn("ptyhost of " + pane_id + " could not be linked again" +
-                            (hello.ok() ? ": pid mismatch" : ": " + hello.error().message));
-                  if (hello.ok()) link->close("not linked again");
-                  return lost_ptyhost(pane_id);
-                }
-                h->link = link;
-                log::info("ptyhost of " + pane_id + " linked again");
-                notify_screen(pane_id, ScreenNotice::Linked);
-                // Viewers see a forward gap in output_offset and reattach.
-                if (h->streaming)
-                  link->stream({.on = true}, [](Result<wire::StreamReply>, std::string) {});
-                if (hello->exited) return on_exited(pane_id, *hello->exited);
-                if (h->closing) send_close(pane_id);
+                finish_relink(pane_id, link, old, std::move(hello));
+                // Each asks again: on the new link, or answered as the pane now is.
+                for (auto& retry : waiting) retry();
               });
+}
+
+void Supervisor::finish_relink(const std::string& pane_id, const std::shared_ptr<PtyhostLink>& link,
+                               const PtyhostLink* old, Result<wire::Hello> hello) {
+  Host* h = host(pane_id);
+  if (!h || h->link.get() != old) {  // closed or removed meanwhile
+    if (hello.ok()) link->close("no longer wanted");
+    return;
+  }
+  if (!hello.ok() || link->peer_pid() != h->ptyhost_pid || hello->ptyhost_pid != h->ptyhost_pid) {
+    log::warn("ptyhost of " + pane_id + " could not be linked again" +
+              (hello.ok() ? ": pid mismatch" : ": " + hello.error().message));
+    if (hello.ok()) link->close("not linked again");
+    return lost_ptyhost(pane_id);
+  }
+  h->link = link;
+  log::info("ptyhost of " + pane_id + " linked again");
+  notify_screen(pane_id, ScreenNotice::Linked);
+  // Viewers see a forward gap in output_offset and reattach.
+  if (h->streaming) link->stream({.on = true}, [](Result<wire::StreamReply>, std::string) {});
+  if (hello->exited) return on_exited(pane_id, *hello->exited);
+  if (h->closing) send_close(pane_id);
+}
+
+bool Supervisor::retry_after_relink(const std::string& pane_id, const Error& error,
+                                    std::function<void()> retry) {
+  return error.code == ErrorCode::PaneExited && wait_for_relink(pane_id, std::move(retry));
+}
+
+bool Supervisor::wait_for_relink(const std::string& pane_id, std::function<void()> retry) {
+  auto it = relinking_.find(pane_id);
+  if (it == relinking_.end()) return false;
+  it->second.push_back(std::move(retry));
+  return true;
 }
 
 }  // namespace signaltty::broker

@@ -274,6 +274,46 @@ TEST_F(Survival, StalledBrokerLinksAgainToAPtyhostThatDroppedIt) {
   EXPECT_NE(broker().stderr_text().find("linked again"), std::string::npos);
 }
 
+// Requests that meet a link being re-established (sent while the stopped
+// broker's ptyhost drops it) wait for the new link and are answered from
+// the live pane, not failed as if it had exited.
+TEST_F(Survival, RequestsDuringARelinkWaitForItAndAreAnswered) {
+  start();
+  Client client = connect();
+  Json pane = spawn(client, make_workspace(client)["id"],
+                    {"/bin/sh", "-c", "while :; do head -c 65536 /dev/zero | tr '\\0' y; done"});
+  const pid_t ptyhost = pane["ptyhost_pid"].get<pid_t>();
+  Client viewer = connect();
+  viewer.call("pane.attach", {{"pane_id", pane["id"]}, {"mark_seen", false}});
+  ASSERT_TRUE(viewer.next_event(deadline_after()).has_value()) << "no pty.data reached the viewer";
+  ::kill(broker().pid(), SIGSTOP);
+  const bool dropped = wait_until([&] { return open_sockets(ptyhost) == 1; },
+                                  deadline_after(std::chrono::seconds(20)));
+  // Queued while the broker is stopped: each meets the hung-up link, before
+  // or after the broker sees the hangup.
+  const Json read_id = client.send_request("pane.read", {{"pane_id", pane["id"]}, {"mode", "screen"}});
+  const Json resize_id =
+      client.send_request("pane.resize", {{"pane_id", pane["id"]}, {"cols", 100}, {"rows", 30}});
+  const Json signal_id =
+      client.send_request("pane.signal", {{"pane_id", pane["id"]}, {"signal", "SIGWINCH"}});
+  ::kill(broker().pid(), SIGCONT);
+  ASSERT_TRUE(dropped) << "the ptyhost never dropped the stopped broker";
+  const Json read_reply = client.await_response(read_id, deadline_after(std::chrono::seconds(20)));
+  ASSERT_TRUE(is_ok(read_reply)) << read_reply.dump();
+  EXPECT_NE(read_reply["result"]["text"].get<std::string>().find("yyyy"), std::string::npos);
+  const Json resize_reply = client.await_response(resize_id, deadline_after(std::chrono::seconds(20)));
+  EXPECT_TRUE(is_ok(resize_reply)) << resize_reply.dump();
+  // A signal is not sent twice: under way when the link went, it may fail
+  // (PANE_EXITED, "went away"); met by the relink, it waits and is sent.
+  const Json signal_reply = client.await_response(signal_id, deadline_after(std::chrono::seconds(20)));
+  if (!is_ok(signal_reply)) {
+    EXPECT_EQ(error_code(signal_reply), "PANE_EXITED") << signal_reply.dump();
+  }
+  EXPECT_EQ(get_pane(client, pane["id"])["live"]["state"], "live");
+  EXPECT_TRUE(wait_until([&] { return open_sockets(ptyhost) == 2; })) << "linked again";
+  EXPECT_NE(broker().stderr_text().find("linked again"), std::string::npos);
+}
+
 // A close that meets a link being re-established (the ptyhost dropped a
 // stalled broker) still signals and reaps the child before the pane goes
 // (docs/rules.md, decision 17).
