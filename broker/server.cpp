@@ -259,7 +259,8 @@ void Server::Impl::adopt_ptyhosts() {
     log::info("ptyhosts: " + std::to_string(r.adopted) + " adopted (" +
               std::to_string(r.recovered) + " without a record), " + std::to_string(r.restored) +
               " panes restored, " + std::to_string(r.stale_sockets) + " stale sockets removed, " +
-              std::to_string(r.refused) + " left alone; " + std::to_string(r.took.count()) + " ms");
+              std::to_string(r.refused) + " left alone, " + std::to_string(r.closed) +
+              " never spawned closed; " + std::to_string(r.took.count()) + " ms");
   });
   const auto deadline = std::chrono::steady_clock::now() + kAdoptionBudget;
   while (!done && io.run_one_until(deadline) > 0) {

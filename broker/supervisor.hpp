@@ -102,6 +102,7 @@ struct AdoptionReport {
   std::size_t restored = 0;     // records whose ptyhost is gone
   std::size_t stale_sockets = 0;  // refused connections, removed
   std::size_t refused = 0;      // answered but not adoptable; left alone
+  std::size_t closed = 0;       // without a record and never spawned; closed
   std::chrono::milliseconds took{0};
 };
 
@@ -238,6 +239,8 @@ class Supervisor {
                const wire::Hello& hello, AdoptionReport& report);
   void not_adopted(const std::string& pane_id, LinkFailure failure, const Error& error,
                    AdoptionReport& report);
+  void close_unstarted(const std::string& pane_id, const std::shared_ptr<PtyhostLink>& link,
+                       AdoptionReport& report);
 
   std::string socket_path_of(const std::string& pane_id) const;
   std::string tail_path_of(const std::string& pane_id) const;

@@ -2,15 +2,17 @@
 // left running (docs/rules.md: "The broker can die and nothing is lost",
 // decisions 1-3). Every candidate is probed at once; a live one keeps its
 // pane id, pids, process_instance and offsets; a missing one restores its
-// pane (docs/rules.md, Restore); a stale socket (ECONNREFUSED) is removed.
+// pane (docs/rules.md, Restore); a stale socket (ECONNREFUSED) is removed;
+// an unknown one that never started a program is closed.
 // Runs in: broker (io thread), before the listener opens.
-// Never: kills or unlinks a ptyhost that answered, whatever it said; a
-// peer with another uid, a pid that differs from the record, or a Hello we
-// cannot speak is logged and left alone.
+// Never: kills or unlinks a ptyhost that runs or ran a program, whatever it
+// said; a peer with another uid, a pid that differs from the record, or a
+// Hello we cannot speak is logged and left alone.
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <set>
 
 #include "broker/event_pipeline.hpp"
@@ -131,6 +133,8 @@ void Supervisor::adopted(const std::string& pane_id, const std::shared_ptr<Ptyho
     return not_adopted(pane_id, LinkFailure::Rejected, Error{ErrorCode::Forbidden, "pid mismatch"},
                        report);
   }
+  if (!record.ok() && !hello.child_pid.has_value() && !hello.exited)
+    return close_unstarted(pane_id, link, report);
   hosts_[pane_id] = Host{link, peer, true, hello.exited.has_value()};
   notify_screen(pane_id, ScreenNotice::Linked);
   Txn txn;
@@ -169,6 +173,19 @@ void Supervisor::adopted(const std::string& pane_id, const std::shared_ptr<Ptyho
     if (h && collect)
       h->link->collect_exit([](Result<protocol::Empty>, std::string) {});
   });
+}
+
+// docs/rules.md, decision 2: a ptyhost the previous broker launched but
+// never sent its spawn runs nothing, and no client heard of its pane (the
+// record would be there), so there is nothing to recover: it is told to
+// close, as it would close itself once kSpawnWait ran out.
+void Supervisor::close_unstarted(const std::string& pane_id,
+                                 const std::shared_ptr<PtyhostLink>& link, AdoptionReport& report) {
+  log::warn("ptyhost of unknown pane " + pane_id + " never started a program; closing it");
+  link->close_pane({SIGKILL, 0},
+                   [link](Result<protocol::Empty>, std::string) { link->close("never spawned"); },
+                   kPtyhostRequestTimeout);
+  ++report.closed;
 }
 
 void Supervisor::not_adopted(const std::string& pane_id, LinkFailure failure, const Error& error,

@@ -31,9 +31,10 @@ std::string control_frame(const Json& doc) {
   return frame + body;
 }
 
-// Says hello as a live ptyhost of kPaneId (this process), then answers
-// every control request ok in its reply shape, except `stream`, which it
-// refuses.
+// Says hello as a live ptyhost of kPaneId (this process, which it also
+// reports as the pane's program, so the broker adopts it rather than
+// closing a ptyhost that never started one), then answers every control
+// request ok in its reply shape, except `stream`, which it refuses.
 class SnapshotRefusingPtyhost {
  public:
   explicit SnapshotRefusingPtyhost(const std::string& path)
@@ -53,7 +54,7 @@ class SnapshotRefusingPtyhost {
     if (stop_) return;
     UniqueFd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
     const Json hello{{"op", "hello"}, {"version", 1}, {"min_version", 1}, {"features", 0},
-                     {"pane_id", kPaneId}, {"ptyhost_pid", ::getpid()}, {"child_pid", nullptr},
+                     {"pane_id", kPaneId}, {"ptyhost_pid", ::getpid()}, {"child_pid", ::getpid()},
                      {"output_offset", 0}, {"cols", 80}, {"rows", 24}, {"meta", nullptr}};
     if (!conn || !send(conn.get(), control_frame(hello))) return;
     std::string in;

@@ -397,6 +397,29 @@ TEST_F(Survival, PaneWithoutARecordGoesBackToItsTabFromItsMeta) {
   EXPECT_EQ(now["tab_id"], pane["tab_id"]);
 }
 
+// docs/rules.md, decision 2: a ptyhost whose spawn never reached it (its
+// broker died first) runs nothing and nobody heard of its pane: the next
+// broker closes it instead of showing a pane without a program.
+TEST_F(Survival, PtyhostThatNeverStartedAProgramIsClosedNotRecovered) {
+  start();
+  broker().sigkill();
+  ASSERT_TRUE(broker().wait_exit(deadline_after()).has_value());
+  const std::string pane_id = "pane_00000000000000000000000000000001";
+  SpawnSpec spec;
+  spec.argv = {program_path("signaltty-ptyhost"), "--pane", pane_id, "--dir", panes_dir(dirs_)};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  ChildProcess ptyhost(spec);
+  ASSERT_TRUE(wait_until([&] { return path_exists(panes_dir(dirs_) + "/" + pane_id + ".sock"); }));
+  start();
+  const auto exit = ptyhost.wait_exit(deadline_after());
+  ASSERT_TRUE(exit.has_value()) << "the unstarted ptyhost still runs";
+  EXPECT_EQ(exit->code, 0) << exit->describe();
+  Client client = connect();
+  EXPECT_EQ(client.call("server.status")["panes"], 0);
+  EXPECT_TRUE(client.call("workspace.list")["workspaces"].empty());
+  EXPECT_NE(broker().stderr_text().find("never started a program"), std::string::npos);
+}
+
 // A stand-in for a ptyhost, served by this test process on a pane socket:
 // it sends `hello` (one control frame), then, once acknowledged, `after`,
 // and notes whether the broker hung up on it.
@@ -444,9 +467,12 @@ class FakePtyhost {
   std::thread thread_;
 };
 
+// The Hello of a ptyhost whose program runs: a recovered pane, not one
+// closed for never having started (decision 2). Its "program" is this
+// process, only reported: nothing in these tests has it signalled.
 Json fake_hello(const std::string& pane_id, int version) {
   return {{"op", "hello"}, {"version", version}, {"min_version", version}, {"features", 0},
-          {"pane_id", pane_id}, {"ptyhost_pid", ::getpid()}, {"child_pid", nullptr},
+          {"pane_id", pane_id}, {"ptyhost_pid", ::getpid()}, {"child_pid", ::getpid()},
           {"output_offset", 0}, {"meta", nullptr}};
 }
 
