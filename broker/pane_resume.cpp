@@ -54,7 +54,8 @@ void resume_pane_process(Services& services, Txn& txn, const std::string& pane_i
                   child_environment({broker_environment(), config_env, pane.id,
                                      services.config.socket_path, pane.parent_pane_id,
                                      pane.task_id, services.tokens.token_for(pane.id)}),
-                  pane.cwd, pane.pty_size, launch_probe(*pane.agent.resume_argv)};
+                  pane.cwd, pane.pty_size, launch_probe(*pane.agent.resume_argv),
+                  protocol::encode(pane)};
   services.supervisor.launch(
       std::move(spec), [&services, &txn, id = pane.id, integration = std::move(integration),
                         ticket = *ticket, done = std::move(done)](Result<Launched> launched) mutable {

@@ -134,8 +134,9 @@ void Supervisor::link_launched(LaunchSpec spec, Result<pid_t> launched,
                 }
                 hosts_[spec.pane_id] = Host{link, ptyhost_pid};
                 notify_screen(spec.pane_id, ScreenNotice::Linked);
-                wire::SpawnRequest request{spec.argv, spec.env, spec.cwd, spec.size.cols,
-                                           spec.size.rows, {}, std::nullopt};
+                wire::SpawnRequest request{spec.argv,      spec.env,  spec.cwd,
+                                           spec.size.cols, spec.size.rows, spec.meta,
+                                           std::nullopt};
                 if (link->features() & wire::kFeatureExecProbe) request.probe = spec.probe;
                 link->spawn(request,
                               [this, alive, id = spec.pane_id, ptyhost_pid,

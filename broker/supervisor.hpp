@@ -76,6 +76,10 @@ struct LaunchSpec {
   protocol::PtySize size;
   // Run first by the ptyhost, when it has the feature (Codex's --no-daemon).
   std::optional<protocol::ptyhost::ExecProbe> probe;
+  // The pane's record as it is about to be published, given to the ptyhost
+  // with the spawn: a broker that dies before publishing it leaves the next
+  // one a pane it can put back where it was asked for (decision 2).
+  protocol::Json meta;
 };
 struct Launched {
   std::int64_t ptyhost_pid = 0;

@@ -128,7 +128,7 @@ Result<PaneDraft> draft_pane(const Services& services, DraftInput in) {
                       child_environment({broker_environment(), std::move(in.env), pane.id,
                                          services.config.socket_path, in.parent_pane_id,
                                          in.task_id, services.tokens.token_for(pane.id)}),
-                      in.cwd, in.size, launch_probe(in.argv)};
+                      in.cwd, in.size, launch_probe(in.argv), p::Json()};
   return d;
 }
 
@@ -172,8 +172,10 @@ void publish(Services& services, Txn& txn, Result<Launched> launched, p::Pane pa
   });
 }
 
-// Starts the draft's ptyhost, then publishes the pane in its tab (a new
-// "agents" tab when `tab_id` is empty) and saves the snapshot at once. A
+// Starts the draft's ptyhost, handing it the pane's record with the spawn
+// (a broker killed before publishing leaves the next one the pane to put
+// back, decision 2), then publishes the pane in its tab (a new "agents" tab
+// when `tab_id` is empty) and saves the snapshot at once. A
 // close of the workspace or tab that starts meanwhile waits for the
 // publication (store_launches.hpp); one already under way refuses the launch.
 void launch_and_publish(Ctx& ctx, PaneDraft draft, std::string tab_id,
@@ -184,6 +186,7 @@ void launch_and_publish(Ctx& ctx, PaneDraft draft, std::string tab_id,
   auto ticket = services.store.launches().begin_launch(draft.pane.workspace_id, tab_id);
   if (!ticket.ok()) return reply(std::move(ticket).error());
   draft.pane.tab_id = std::move(tab_id);
+  draft.spec.meta = p::encode(draft.pane);
   services.supervisor.launch(
       std::move(draft.spec),
       [&services, &txn, pane = std::move(draft.pane), split_of, dir, ticket = *ticket,

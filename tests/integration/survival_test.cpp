@@ -420,6 +420,49 @@ TEST_F(Survival, PtyhostThatNeverStartedAProgramIsClosedNotRecovered) {
   EXPECT_NE(broker().stderr_text().find("never started a program"), std::string::npos);
 }
 
+// A spawn the broker was killed in the middle of (its ptyhost got the
+// request, the pane was never published or answered): the ptyhost holds
+// the pane's record from the spawn on, so the next broker puts the running
+// pane back in the tab it was asked for, with its command, not in
+// `recovered` as a pane of unknown origin. The spawn is held open by a
+// Codex whose --no-daemon probe waits for the test.
+TEST_F(Survival, PaneOfASpawnCutShortByTheKillComesBackInItsOwnTab) {
+  const std::string bin = dirs_.scratch("slow-codex");
+  ::mkdir(bin.c_str(), 0700);
+  const std::string codex = bin + "/codex", probing = bin + "/probing", go = bin + "/go";
+  write_text_file(codex, "#!/bin/sh\n"
+                         "if [ \"$2\" = --version ]; then\n"
+                         "  : > '" + probing + "'\n"
+                         "  while [ ! -e '" + go + "' ]; do sleep 0.01; done\n"
+                         "  echo 'codex-cli 0.171.0'; exit 0\n"
+                         "fi\n"
+                         "exec cat\n");
+  ::chmod(codex.c_str(), 0700);
+  start();
+  Client client = connect();
+  const std::string ws = make_workspace(client)["id"];
+  const std::string tab = client.call("tab.create", {{"workspace_id", ws}})["tab"]["id"];
+  client.send_request("pane.spawn", {{"workspace_id", ws}, {"tab_id", tab}, {"argv", {codex}}});
+  ASSERT_TRUE(wait_until([&] { return path_exists(probing); }));
+  broker().sigkill();
+  ASSERT_TRUE(broker().wait_exit(deadline_after()).has_value());
+  write_text_file(go, "");
+  ASSERT_TRUE(wait_until([&] {
+    for (pid_t pid : leftovers())
+      if (proc_file(pid, "cmdline").rfind("cat", 0) == 0) return true;
+    return false;
+  })) << "the pane's program did not start after the probe";
+  start();
+  client = connect();
+  const Json panes = client.call("workspace.get", {{"workspace_id", ws}})["panes"];
+  ASSERT_EQ(panes.size(), 1u) << client.call("workspace.list").dump();
+  EXPECT_EQ(panes[0]["tab_id"], tab);
+  EXPECT_EQ(panes[0]["argv"], Json::array({codex}));
+  EXPECT_EQ(panes[0]["live"]["state"], "live");
+  EXPECT_TRUE(pid_alive(panes[0]["pid"].get<pid_t>()));
+  EXPECT_EQ(client.call("workspace.list")["workspaces"].size(), 1u) << "no `recovered` workspace";
+}
+
 // A stand-in for a ptyhost, served by this test process on a pane socket:
 // it sends `hello` (one control frame), then, once acknowledged, `after`,
 // and notes whether the broker hung up on it.
