@@ -1,18 +1,32 @@
 // tests/integration/crash_consistency_test.cpp: seeded rounds of "several
 // clients stream mutations, the broker is SIGKILLed at a random moment, it
-// starts again on the same dirs". After every kill:
+// starts again on the same dirs". The mutations are workspace create,
+// rename and close, tab create and close, and pane spawn (into an empty
+// tab, a program that runs until it is closed), rename and close. After
+// every kill:
 //  - the journal: every event whose request was answered ok is in it, every
 //    event a subscriber received is in it under its seq, its seqs strictly
 //    increase, and no seq is ever issued twice across rounds (docs/rules.md,
 //    Event journal and Sequence reservation);
 //  - the restored model, read through the socket once the broker is up
-//    again: every workspace and tab create, rename and close answered ok is
-//    in it, a change that was never answered is in it whole or not at all,
-//    and nothing else changed (decision 25; docs/persistence.md, "Nothing
-//    acknowledged is lost").
+//    again: every workspace, tab and pane change answered ok is in it, a
+//    change that was never answered is in it whole or not at all, and
+//    nothing else changed (decision 25; docs/persistence.md, "Nothing
+//    acknowledged is lost"). A closed workspace or tab takes its panes
+//    with it, and server.status counts what the lists show;
+//  - the panes' processes: a pane nobody asked to close is live with the
+//    same program, ptyhost and process_instance, both still running (its
+//    ptyhost outlived the kill and was adopted, decision 1); a pane nobody
+//    heard of comes from a spawn that was never answered, and runs in the
+//    tab that spawn asked for (its ptyhost had the pane's record with the
+//    spawn, decision 2); and a ptyhost of this test that no pane names is
+//    gone within a step's deadline (a closed pane's, or one whose spawn
+//    never reached it: it holds no program, and is closed at adoption).
 // A second test fills the journal past two rotations while no snapshot can
 // be saved: the journal must keep what no snapshot holds.
 // Runs in: the integration test binary.
+// Never: signals a process this test did not start (the fixture removes
+// only the ptyhosts and pane programs of this test's own broker).
 //
 // The kill moment is counted in answered requests, never in wall time, so a
 // seed draws the same schedule of requests on any machine (which of them
@@ -53,6 +67,10 @@ constexpr int kKillAfterMax = 60;
 // Below this many open workspaces creates outnumber closes, above it closes
 // do, so a long run's model stays about this size.
 constexpr std::size_t kWorkspacesAimed = 12;
+// The same for panes: each is a ptyhost and a program, so a handful.
+constexpr std::size_t kPanesAimed = 6;
+// What every pane runs: cheap, quiet, alive until its close's SIGTERM.
+const std::vector<std::string> kPaneArgv{"cat"};
 // This share of rounds (percent) stops sending halfway and waits until
 // snapshot.json holds everything answered so far: their restore is the
 // snapshot plus the journal after its journal_seq, the others' the journal
@@ -91,12 +109,23 @@ std::string seed_list(const std::vector<std::uint32_t>& seeds, std::size_t throu
 // drawn from its payload (see journal_key).
 using Promise = std::pair<std::string, std::string>;
 
+// A string member of `object`; "" when it is absent or null (a pane
+// without a name).
+std::string text_of(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::string journal_key(const std::string& event, const Json& payload) {
   if (event == "workspace.created" || event == "workspace.updated")
-    return payload["workspace"].value("id", "") + "/" + payload["workspace"].value("name", "");
-  if (event == "workspace.closed") return payload.value("workspace_id", "");
-  if (event == "tab.created") return payload["tab"].value("id", "");
-  if (event == "tab.closed") return payload.value("tab_id", "");
+    return text_of(payload["workspace"], "id") + "/" + text_of(payload["workspace"], "name");
+  if (event == "workspace.closed") return text_of(payload, "workspace_id");
+  if (event == "tab.created") return text_of(payload["tab"], "id");
+  if (event == "tab.closed") return text_of(payload, "tab_id");
+  if (event == "pane.created") return text_of(payload["pane"], "id");
+  if (event == "pane.updated")
+    return text_of(payload["pane"], "id") + "/" + text_of(payload["pane"], "name");
+  if (event == "pane.closed") return text_of(payload, "pane_id");
   return "";
 }
 
@@ -107,10 +136,70 @@ struct TabFacts {
   std::string title;
 };
 
+// What a restart must keep of a pane, and what tells its process apart.
+struct PaneFacts {
+  std::string workspace_id;
+  std::string tab_id;
+  std::string name;  // "" without one
+  Json argv;
+  std::string live_state;     // live.state: "live" or "exited"
+  std::string restore_state;  // "LIVE" for a running or adopted pane
+  Json pid;           // the program's, or null
+  Json ptyhost_pid;
+  std::string process_instance;
+
+  static PaneFacts of(const Json& pane) {
+    return PaneFacts{pane["workspace_id"],
+                     pane["tab_id"],
+                     text_of(pane, "name"),
+                     pane.value("argv", Json()),
+                     text_of(pane.value("live", Json::object()), "state"),
+                     text_of(pane, "restore_state"),
+                     pane.value("pid", Json()),
+                     pane.value("ptyhost_pid", Json()),
+                     text_of(pane, "process_instance")};
+  }
+  bool live() const { return live_state == "live" && restore_state == "LIVE"; }
+};
+
 struct ModelView {
   std::map<std::string, std::string> workspace_names;  // by id
   std::map<std::string, TabFacts> tabs;                // by id
+  std::map<std::string, PaneFacts> panes;              // by id
 };
+
+// The pane ids of a layout tree's leaves (none for null).
+void collect_leaves(const Json& layout, std::vector<std::string>& out) {
+  if (!layout.is_object()) return;
+  if (layout.value("type", "") == "pane") out.push_back(text_of(layout, "pane_id"));
+  collect_leaves(layout.value("first", Json()), out);
+  collect_leaves(layout.value("second", Json()), out);
+}
+
+// The panes of one workspace.get: each names this workspace and one of its
+// tabs, and each tab's layout holds exactly the panes that name it.
+void read_panes(const Json& got, ModelView& view, std::vector<std::string>& problems) {
+  const std::string id = got["workspace"]["id"];
+  std::map<std::string, std::multiset<std::string>> by_tab;
+  for (const Json& tab : got["tabs"]) by_tab[tab["id"]];
+  for (const Json& pane : got["panes"]) {
+    const std::string pane_id = pane["id"];
+    view.panes[pane_id] = PaneFacts::of(pane);
+    if (pane["workspace_id"] != id || !by_tab.contains(pane["tab_id"]))
+      problems.push_back("pane " + pane_id + " listed under workspace " + id + " names " +
+                         pane["workspace_id"].dump() + " / tab " + pane["tab_id"].dump());
+    else
+      by_tab[pane["tab_id"]].insert(pane_id);
+  }
+  for (const Json& tab : got["tabs"]) {
+    std::vector<std::string> leaves;
+    collect_leaves(tab.value("layout", Json()), leaves);
+    const std::multiset<std::string> in_layout(leaves.begin(), leaves.end());
+    if (in_layout != by_tab[tab["id"]])
+      problems.push_back("tab " + tab["id"].get<std::string>() + " lays out " +
+                         Json(leaves).dump() + " but holds " + Json(by_tab[tab["id"]]).dump());
+  }
+}
 
 // One workspace of workspace.list, checked against its workspace.get: the
 // tab list and the tab objects agree, each tab names this workspace, the
@@ -135,20 +224,26 @@ void read_workspace(Client& client, const Json& listed, ModelView& view,
   if (!active.is_null() && std::find(tab_ids.begin(), tab_ids.end(), active) == tab_ids.end())
     problems.push_back("workspace " + id + " has active tab " + active.dump() +
                        " it does not hold");
+  read_panes(got, view, problems);
 }
 
 // The whole model, and whatever in it does not hang together; the counts
-// of server.status catch a tab no workspace lists.
+// of server.status catch a tab or pane no workspace lists.
 ModelView read_model(Client& client, std::vector<std::string>& problems) {
   ModelView view;
   const Json listed = client.call("workspace.list");
   for (const Json& ws : listed["workspaces"]) read_workspace(client, ws, view, problems);
   const Json status = client.call("server.status");
-  if (status["workspaces"] != view.workspace_names.size() || status["tabs"] != view.tabs.size())
-    problems.push_back("server.status counts " + status["workspaces"].dump() + " workspaces and " +
-                       status["tabs"].dump() + " tabs; the lists hold " +
-                       std::to_string(view.workspace_names.size()) + " and " +
-                       std::to_string(view.tabs.size()));
+  const auto live = std::count_if(view.panes.begin(), view.panes.end(),
+                                  [](const auto& p) { return p.second.live_state == "live"; });
+  const Json listed_counts = {view.workspace_names.size(), view.tabs.size(), view.panes.size(),
+                              live};
+  const Json counted = {status["workspaces"], status["tabs"], status["panes"],
+                        status["live_panes"]};
+  if (counted != listed_counts)
+    problems.push_back("server.status counts " + counted.dump() +
+                       " workspaces, tabs, panes and live panes; the lists hold " +
+                       listed_counts.dump());
   return view;
 }
 
@@ -186,6 +281,8 @@ class CrashRound {
       snapshot_at_ = kill_after_ / 2;
     for (const auto& [id, name] : before.workspace_names) workspaces_.push_back(id);
     for (const auto& [id, tab] : before.tabs) tabs_.push_back({id, tab.workspace_id});
+    for (const auto& [id, pane] : before.panes)
+      panes_.push_back({id, pane.tab_id, pane.workspace_id});
     for (std::size_t i = 0; i < kWorkers; ++i) workers_.push_back(Worker{Client(socket_path), {}});
   }
 
@@ -220,6 +317,11 @@ class CrashRound {
  private:
   struct OpenTab {
     std::string id;
+    std::string workspace_id;
+  };
+  struct OpenPane {
+    std::string id;
+    std::string tab_id;
     std::string workspace_id;
   };
 
@@ -258,18 +360,48 @@ class CrashRound {
     return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng_)];
   }
 
+  // A tab a spawn may go to: known to exist, holding no pane as far as the
+  // answers tell, and no spawn of this round sent to it (so a pane found
+  // in it after the restart names the one spawn that can have made it).
+  std::optional<OpenTab> free_tab() {
+    std::vector<OpenTab> free;
+    for (const OpenTab& tab : tabs_)
+      if (!spawned_into_.contains(tab.id) &&
+          std::none_of(panes_.begin(), panes_.end(),
+                       [&](const OpenPane& p) { return p.tab_id == tab.id; }))
+        free.push_back(tab);
+    if (free.empty()) return std::nullopt;
+    return pick(free);
+  }
+
+  // A pane.spawn into a free tab, else a tab.create that makes one.
+  std::pair<std::string, Json> spawn_or_tab(const std::string& name) {
+    std::optional<OpenTab> tab = free_tab();
+    if (!tab) return {"tab.create", {{"workspace_id", pick(workspaces_)}, {"title", name}}};
+    spawned_into_.insert(tab->id);
+    return {"pane.spawn",
+            {{"workspace_id", tab->workspace_id}, {"tab_id", tab->id}, {"argv", kPaneArgv}}};
+  }
+
   std::pair<std::string, Json> next_request() {
     const int roll = std::uniform_int_distribution<int>(0, 99)(rng_);
     // Unique across rounds too, so a name found after a restart tells which
     // request set it; and renaming to the current name would emit nothing.
+    // A pane name must start with a letter and hold no capitals: "n…" does.
     const std::string name = "n" + std::to_string(seed_) + "-" + std::to_string(serial_++);
-    const int create_share = workspaces_.size() < kWorkspacesAimed ? 30 : 10;
+    // Shares in percent: workspace.close takes 10, pane.close 10 (and both
+    // tab and workspace closes take panes with them).
+    const int create_share = workspaces_.size() < kWorkspacesAimed ? 20 : 5;
+    const int spawn_share = panes_.size() < kPanesAimed ? 20 : 4;
     if (workspaces_.empty() || roll < create_share) return {"workspace.create", {{"name", name}}};
-    if (roll < 45)
+    if (roll < 25)
       return {"workspace.rename", {{"workspace_id", pick(workspaces_)}, {"name", name}}};
-    if (roll < 70) return {"tab.create", {{"workspace_id", pick(workspaces_)}, {"title", name}}};
-    if (roll < 85 && !tabs_.empty()) return {"tab.close", {{"tab_id", pick(tabs_).id}}};
-    return {"workspace.close", {{"workspace_id", pick(workspaces_)}}};
+    if (roll < 38) return {"tab.create", {{"workspace_id", pick(workspaces_)}, {"title", name}}};
+    if (roll < 48 && !tabs_.empty()) return {"tab.close", {{"tab_id", pick(tabs_).id}}};
+    if (roll < 58) return {"workspace.close", {{"workspace_id", pick(workspaces_)}}};
+    if (roll < 58 + spawn_share || panes_.empty()) return spawn_or_tab(name);
+    if (roll < 90) return {"pane.rename", {{"pane_id", pick(panes_).id}, {"name", name}}};
+    return {"pane.close", {{"pane_id", pick(panes_).id}}};
   }
 
   void send_next(Worker& w) {
@@ -308,12 +440,35 @@ class CrashRound {
     } else if (s.method == "tab.close") {
       promises_.insert({"tab.closed", s.param("tab_id")});
       std::erase_if(tabs_, [&](const OpenTab& t) { return t.id == s.param("tab_id"); });
+      forget_panes([&](const OpenPane& p) { return p.tab_id == s.param("tab_id"); });
     } else if (s.method == "workspace.close") {
       promises_.insert({"workspace.closed", s.param("workspace_id")});
       std::erase(workspaces_, s.param("workspace_id"));
       std::erase_if(tabs_,
                     [&](const OpenTab& t) { return t.workspace_id == s.param("workspace_id"); });
+      forget_panes([&](const OpenPane& p) { return p.workspace_id == s.param("workspace_id"); });
+    } else {
+      record_pane_ok(s);
     }
+  }
+
+  void record_pane_ok(const Sent& s) {
+    if (s.method == "pane.spawn") {
+      const Json& pane = s.result["pane"];
+      promises_.insert({"pane.created", journal_key("pane.created", s.result)});
+      panes_.push_back({pane["id"], pane["tab_id"], pane["workspace_id"]});
+    } else if (s.method == "pane.rename") {
+      promises_.insert({"pane.updated", journal_key("pane.updated", s.result)});
+    } else if (s.method == "pane.close") {
+      forget_panes([&](const OpenPane& p) { return p.id == s.param("pane_id"); });
+    }
+  }
+
+  // Each pane a close answered ok took with it was closed on the journal.
+  void forget_panes(const std::function<bool(const OpenPane&)>& closed) {
+    for (const OpenPane& p : panes_)
+      if (closed(p)) promises_.insert({"pane.closed", p.id});
+    std::erase_if(panes_, closed);
   }
 
   std::mt19937 rng_;
@@ -326,6 +481,8 @@ class CrashRound {
   std::uint64_t tick_ = 0;
   std::vector<std::string> workspaces_;  // open as far as the answers tell
   std::vector<OpenTab> tabs_;
+  std::vector<OpenPane> panes_;
+  std::set<std::string> spawned_into_;  // tabs a spawn of this round went to
   std::vector<Worker> workers_;
   std::vector<Sent> ledger_;
   std::set<Promise> promises_;
@@ -333,12 +490,23 @@ class CrashRound {
 
 // ---- what the restored model must hold ---------------------------------------
 
+// Whether a pane's program runs under its ptyhost: both pids name live
+// processes, the ptyhost the program's parent (it spawned it, decision 3).
+bool program_runs(const PaneFacts& pane) {
+  if (!pane.pid.is_number_integer() || !pane.ptyhost_pid.is_number_integer()) return false;
+  const pid_t pid = pane.pid.get<pid_t>();
+  const pid_t host = pane.ptyhost_pid.get<pid_t>();
+  return pid_alive(pid) && pid_alive(host) && proc_status(pid, "PPid") == std::to_string(host);
+}
+
 // Checks the model restored after a round against the model before it and
 // the round's ledger. Every entity that existed or was created with an ok
 // answer is present unless its close was sent (absent if that close was
-// answered ok); a workspace's name comes from a request that no later ok
-// rename superseded; an entity the clients never heard of comes whole from
-// a create that was never answered.
+// answered ok); a workspace's or pane's name comes from a request that no
+// later ok rename superseded; a pane nobody asked to close runs the same
+// process as before; an entity the clients never heard of comes whole from
+// a create that was never answered (a pane, running, in the tab its spawn
+// asked for).
 class RestoreCheck {
  public:
   RestoreCheck(const ModelView& before, const std::vector<Sent>& ledger, const ModelView& after)
@@ -349,6 +517,8 @@ class RestoreCheck {
     check_known_tabs();
     check_unknown_workspaces();
     check_unknown_tabs();
+    check_known_panes();
+    check_unknown_panes();
     return std::move(problems_);
   }
 
@@ -360,6 +530,11 @@ class RestoreCheck {
     std::uint64_t sent_tick = 0;
     std::optional<std::uint64_t> answered_tick;
     bool acked = false;
+  };
+
+  struct KnownPane {
+    PaneFacts facts;  // as before the round, or as its spawn was answered
+    std::vector<Naming> namings;
   };
 
   // Whether some `method` request whose `key` param is `id` is in `state`.
@@ -393,7 +568,30 @@ class RestoreCheck {
     return out;
   }
 
-  // The names a restored workspace may carry: each naming that no ok
+  std::map<std::string, KnownPane> known_panes() const {
+    std::map<std::string, KnownPane> out;
+    for (const auto& [id, pane] : before_.panes) out[id] = {pane, {{pane.name, 0, 0, true}}};
+    for (const Sent& s : ledger_)
+      if (s.method == "pane.spawn" && s.acked()) {
+        const PaneFacts pane = PaneFacts::of(s.result["pane"]);
+        out[s.result["pane"]["id"]] = {pane, {{pane.name, s.sent_tick, s.answered_tick, true}}};
+      }
+    for (const Sent& s : ledger_)
+      if (s.method == "pane.rename" && s.may_apply() && out.contains(s.param("pane_id")))
+        out[s.param("pane_id")].namings.push_back(
+            {s.param("name"), s.sent_tick, s.answered_tick, s.acked()});
+    return out;
+  }
+
+  // Whether a close of the pane, its tab or its workspace is in `state`.
+  bool pane_close(const std::string& id, const PaneFacts& pane,
+                  bool (Sent::*state)() const) const {
+    return any("pane.close", "pane_id", id, state) ||
+           any("tab.close", "tab_id", pane.tab_id, state) ||
+           any("workspace.close", "workspace_id", pane.workspace_id, state);
+  }
+
+  // The names a restored workspace or pane may carry: each naming that no ok
   // naming sent after its answer superseded.
   static std::set<std::string> allowed_names(const std::vector<Naming>& namings) {
     std::uint64_t last_acked_send = 0;
@@ -473,6 +671,66 @@ class RestoreCheck {
     }
   }
 
+  void check_known_panes() {
+    for (const auto& [id, known] : known_panes()) {
+      const PaneFacts& was = known.facts;
+      const bool may_close = pane_close(id, was, &Sent::may_apply);
+      auto found = after_.panes.find(id);
+      if (found != after_.panes.end() && pane_close(id, was, &Sent::acked))
+        problems_.push_back("pane " + id + " is back though its close was answered ok");
+      if (found == after_.panes.end()) {
+        if (!may_close)
+          problems_.push_back("pane " + id + " is gone though no close of it was sent");
+        continue;
+      }
+      const PaneFacts& now = found->second;
+      const std::string what = "pane " + id + " (" + now.name + ")";
+      if (now.workspace_id != was.workspace_id || now.tab_id != was.tab_id)
+        problems_.push_back(what + " is in " + now.workspace_id + "/" + now.tab_id + ", not " +
+                            was.workspace_id + "/" + was.tab_id);
+      if (const auto names = allowed_names(known.namings); !names.contains(now.name))
+        problems_.push_back(what + " is not named one of " + Json(names).dump());
+      if (!may_close && was.live()) check_same_process(what, was, now);
+    }
+  }
+
+  // A pane nobody closed keeps its process across the kill (decision 1).
+  void check_same_process(const std::string& what, const PaneFacts& was, const PaneFacts& now) {
+    if (!now.live() || now.pid != was.pid || now.ptyhost_pid != was.ptyhost_pid ||
+        now.process_instance != was.process_instance || now.argv != was.argv)
+      problems_.push_back(what + " is " + now.live_state + "/" + now.restore_state + " with pid " +
+                          now.pid.dump() + " under ptyhost " + now.ptyhost_pid.dump() + " (" +
+                          now.process_instance + "), not live with pid " + was.pid.dump() +
+                          " under " + was.ptyhost_pid.dump() + " (" + was.process_instance + ")");
+    else if (!program_runs(now))
+      problems_.push_back(what + ": its program " + now.pid.dump() + " or ptyhost " +
+                          now.ptyhost_pid.dump() + " is not running");
+  }
+
+  // Each pane nobody heard of comes from its own unanswered spawn, in the
+  // tab that spawn asked for: the ptyhost holds the pane's record from the
+  // spawn on, so even one the broker never published goes back there
+  // (decision 2). It runs the program asked for, unless a close that may
+  // have applied took its tab.
+  void check_unknown_panes() {
+    const auto known = known_panes();
+    for (const auto& [id, pane] : after_.panes) {
+      if (known.contains(id)) continue;
+      const std::string what = "pane " + id + " in tab " + pane.tab_id;
+      const Sent* from = nullptr;
+      for (const Sent& s : ledger_)
+        if (s.method == "pane.spawn" && s.unanswered() && s.param("tab_id") == pane.tab_id)
+          from = &s;
+      if (!from) problems_.push_back(what + " comes from no spawn that went unanswered");
+      else if (!claimed_.insert(from).second) problems_.push_back(what + " was spawned twice");
+      if (pane.argv != Json(kPaneArgv)) problems_.push_back(what + " runs " + pane.argv.dump());
+      if (!pane_close("", pane, &Sent::may_apply) && !(pane.live() && program_runs(pane)))
+        problems_.push_back(what + " is " + pane.live_state + "/" + pane.restore_state +
+                            " with pid " + pane.pid.dump() + " under ptyhost " +
+                            pane.ptyhost_pid.dump() + ", not running");
+    }
+  }
+
   const ModelView& before_;
   const std::vector<Sent>& ledger_;
   const ModelView& after_;
@@ -480,7 +738,19 @@ class RestoreCheck {
   std::vector<std::string> problems_;
 };
 
-class BrokerCrashConsistency : public BrokerTest {
+// How many panes of `after` neither existed before the round nor were
+// answered to a spawn in it.
+std::size_t unheard_of_panes(const ModelView& before, const std::vector<Sent>& ledger,
+                             const ModelView& after) {
+  std::set<std::string> heard;
+  for (const Sent& s : ledger)
+    if (s.method == "pane.spawn" && s.acked()) heard.insert(s.result["pane"]["id"]);
+  return std::count_if(after.panes.begin(), after.panes.end(), [&](const auto& p) {
+    return !before.panes.contains(p.first) && !heard.contains(p.first);
+  });
+}
+
+class BrokerCrashConsistency : public PaneTest {
  protected:
   // Checks one round's journal against what the clients saw; raises
   // highest_seq_ past everything this round issued.
@@ -548,6 +818,38 @@ class BrokerCrashConsistency : public BrokerTest {
     return view;
   }
 
+  // The ptyhosts a broker of this test launched, by pane id (their command
+  // line, `--pane ID --dir PANES_DIR`, names this test's runtime dir).
+  std::map<std::string, pid_t> ptyhosts_by_pane() const {
+    std::map<std::string, pid_t> out;
+    for (pid_t pid : leftovers()) {
+      std::vector<std::string> args;
+      std::stringstream cmdline(proc_file(pid, "cmdline"));
+      for (std::string arg; std::getline(cmdline, arg, '\0');) args.push_back(arg);
+      auto flag = std::find(args.begin(), args.end(), "--pane");
+      if (flag != args.end() && flag + 1 != args.end() &&
+          args.front().ends_with("signaltty-ptyhost"))
+        out[*(flag + 1)] = pid;
+    }
+    return out;
+  }
+
+  // Every ptyhost that no pane of `model` names goes within a step's
+  // deadline: a closed pane's, and one whose spawn was never answered and
+  // whose program never started (decision 2 adopts only what runs).
+  void check_no_stray_ptyhosts(const ModelView& model) {
+    std::map<std::string, pid_t> strays;
+    const bool gone = wait_until([&] {
+      strays = ptyhosts_by_pane();
+      std::erase_if(strays, [&](const auto& s) { return model.panes.contains(s.first); });
+      return strays.empty();
+    });
+    if (gone) return;
+    for (const auto& [pane_id, pid] : strays)
+      ADD_FAILURE() << "the ptyhost of " << pane_id << " (pid " << pid
+                    << ") is in no pane of the restored model and still runs";
+  }
+
   // One round against the running broker, whose model is `before`; ends
   // with the broker started again and returns the model it restored.
   ModelView run_round(std::uint32_t seed, const ModelView& before) {
@@ -565,13 +867,15 @@ class BrokerCrashConsistency : public BrokerTest {
     ModelView after = read_current_model();
     for (const std::string& p : RestoreCheck(before, round.ledger(), after).problems())
       ADD_FAILURE() << "restored model: " << p;
+    check_no_stray_ptyhosts(after);
     std::cout << "[ INFO     ] seed " << seed << ": "
               << (round.snapshot_waited() ? "snapshot saved halfway, " : "")
               << "killed after " << round.kill_after()
               << " answers (" << round.answered() << " seen), " << round.promises().size()
               << " ok mutations, " << received.size() << " events received, highest seq "
               << highest_seq_ << "; restored " << after.workspace_names.size() << " workspaces, "
-              << after.tabs.size() << " tabs\n";
+              << after.tabs.size() << " tabs, " << after.panes.size() << " panes ("
+              << unheard_of_panes(before, round.ledger(), after) << " nobody heard of)\n";
     return after;
   }
 
