@@ -54,6 +54,23 @@ std::size_t untrimmed_cells(const Row& row) {
   return n;
 }
 
+// The end of the run of cells equal to *from, stopping at `limit`:
+// four cells per step while they last, as untrimmed_cells compares.
+const Cell* end_of_same_cells(const Cell* from, const Cell* limit) {
+  std::uint64_t want[2];
+  std::memcpy(want, from, sizeof want);
+  const auto differs = [&](const Cell* c) {
+    std::uint64_t words[2];
+    std::memcpy(words, c, sizeof words);
+    return ((words[0] ^ want[0]) | (words[1] ^ want[1])) != 0;
+  };
+  const Cell* c = from + 1;
+  while (limit - c >= 4 && !(differs(c) || differs(c + 1) || differs(c + 2) || differs(c + 3)))
+    c += 4;
+  while (c < limit && !differs(c)) ++c;
+  return c;
+}
+
 }  // namespace
 
 static_assert(std::endian::native == std::endian::little, "the ASCII run test reads ch as the low word");
@@ -89,22 +106,28 @@ void encode_row(const Row& row, std::string& out) {
       std::uint64_t want[2];
       std::memcpy(want, &proto, sizeof want);
       const std::uint64_t want_high = want[0] >> 32;  // little-endian: ch is the low word
+      char* const run_start = p;
       for (;;) {
         *p++ = static_cast<char>(cell->ch);
-        if (cell->ch != U' ' || current_shows_blank) shown_end = p;
         if (++cell == end) break;
         std::uint64_t words[2];
         std::memcpy(words, cell, sizeof words);
         const auto ch = static_cast<std::uint32_t>(words[0]);
-        if (words[1] != want[1] || (words[0] >> 32) != want_high || ch < 0x20 || ch >= 0x7f)
-          break;
+        if (words[1] != want[1] || (words[0] >> 32) != want_high || ch - 0x20u >= 0x5fu) break;
+      }
+      // Shown through the run's last character that is not a space.
+      if (current_shows_blank) {
+        shown_end = p;
+      } else {
+        char* last = p;
+        while (last > run_start && last[-1] == ' ') --last;
+        if (last > run_start) shown_end = last;
       }
       continue;
     }
     if (never_written(*cell)) {
-      const Cell* run_end = cell + 1;
       const Cell* const limit = cell + std::min<std::size_t>(kMaxBlankRun, static_cast<std::size_t>(end - cell));
-      while (run_end < limit && std::memcmp(run_end, cell, sizeof(Cell)) == 0) ++run_end;
+      const Cell* const run_end = end_of_same_cells(cell, limit);
       *p++ = static_cast<char>(kOpBlank);
       *p++ = static_cast<char>(run_end - cell);
       cell = run_end;
@@ -126,7 +149,11 @@ void encode_row(const Row& row, std::string& out) {
     if ((cell->ch != 0 && cell->ch != U' ') || current_shows_blank) shown_end = p;
     ++cell;
   }
-  out.append(base, static_cast<std::size_t>(shown_end - base));
+  const auto size = static_cast<std::size_t>(shown_end - base);
+  // Into an empty string as a new one: its capacity is its size, as a
+  // history line should be (append would round a short line's up).
+  if (out.empty()) out = std::string(base, size);
+  else out.append(base, size);
 }
 
 bool decode_row(std::string_view bytes, Row& row) {

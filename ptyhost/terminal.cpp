@@ -481,9 +481,9 @@ std::uint64_t Terminal::seq_for(const Grid& grid, int r) {
 void Terminal::push_to_history(int count) {
   for (int r = 0; r < count; ++r) {
     const std::uint64_t seq = seq_for(main_, r);
-    scratch_.clear();
-    encode_row(main_.row(r), scratch_);
-    ring_.push(seq, std::string(scratch_));
+    std::string line;
+    encode_row(main_.row(r), line);
+    ring_.push(seq, std::move(line));
   }
 }
 
@@ -612,7 +612,7 @@ std::string Terminal::snapshot_vt() {
 
 std::size_t Terminal::memory_bytes() const {
   return sizeof(*this) + main_.memory_bytes() + (alt_ ? alt_->memory_bytes() : 0) + ring_.memory_bytes() +
-         title_.capacity() + icon_name_.capacity() + scratch_.capacity();
+         title_.capacity() + icon_name_.capacity();
 }
 
 }  // namespace signaltty::ptyhost

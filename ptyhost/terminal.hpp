@@ -203,7 +203,6 @@ class Terminal final : private VtSink {
   FeedEffects effects_;
   std::string_view input_;   // the chunk being fed
   std::string_view queued_;  // part of input_ not yet written to libvterm
-  std::string scratch_;
   std::string* probe_output_ = nullptr;
   std::function<void(std::string_view)> reply_sink_;
 };

@@ -61,20 +61,28 @@ char32_t decode_utf8(std::string_view s, std::size_t& i) {
   return k == rule.length ? cp : kReplacementChar;
 }
 
+// The table of decode_utf8 checked in place, one branch per lead range:
+// the terminal model checks every piece of ground text it is fed.
 bool is_valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    if (i + 8 <= s.size() && all_ascii(s.data() + i)) {
-      i += 8;
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* const end = p + s.size();
+  const auto continuation = [](unsigned char c) { return (c & 0xC0) == 0x80; };
+  while (p < end) {
+    if (end - p >= 8 && all_ascii(reinterpret_cast<const char*>(p))) {
+      p += 8;
       continue;
     }
-    if (static_cast<unsigned char>(s[i]) < 0x80) {
-      ++i;
+    const unsigned char lead = *p;
+    if (lead < 0x80) {
+      ++p;
       continue;
     }
-    const std::size_t start = i;
-    if (decode_utf8(s, i) == kReplacementChar && !(i - start == 3 && s.substr(start, 3) == "\xEF\xBF\xBD"))
-      return false;
+    const LeadRule rule = rule_for(lead);
+    if (rule.length == 0 || static_cast<std::size_t>(end - p) < rule.length) return false;
+    if (p[1] < rule.low || p[1] > rule.high) return false;
+    if (rule.length >= 3 && !continuation(p[2])) return false;
+    if (rule.length == 4 && !continuation(p[3])) return false;
+    p += rule.length;
   }
   return true;
 }
