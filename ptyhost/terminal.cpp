@@ -23,6 +23,25 @@ constexpr unsigned char kShiftOut = 0x0e;
 constexpr unsigned char kShiftIn = 0x0f;
 
 bool printable_ascii(char c) { return c >= 0x20 && c < 0x7f; }
+// C0 and DEL: everything else in ground text is printable (UTF-8 included).
+bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+// The non-ASCII character at s[i] of text already known to be well-formed
+// UTF-8 (vt_text checks or repairs every piece first), and its length.
+char32_t decode_well_formed(std::string_view s, std::size_t i, std::size_t& length) {
+  const auto b = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+  const char32_t lead = b(0);
+  if (lead < 0xE0) {
+    length = 2;
+    return ((lead & 0x1F) << 6) | (b(1) & 0x3F);
+  }
+  if (lead < 0xF0) {
+    length = 3;
+    return ((lead & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  }
+  length = 4;
+  return ((lead & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+}
 
 Rect to_rect(VTermRect r) { return Rect{r.start_row, r.end_row, r.start_col, r.end_col}; }
 
@@ -205,14 +224,10 @@ FeedEffects Terminal::feed(std::string_view bytes) {
   return effects_;
 }
 
-// Ground text: printable ASCII runs are drawn straight into the grid when
-// libvterm would draw them unchanged; everything else goes to libvterm.
-//
-// libvterm 0.1.4 decodes a write's text that starts with a UTF-8 byte wholly
-// as UTF-8, so ASCII after it escapes a non-ASCII GL charset and joins a
-// combining mark differently than ASCII decoded on its own. Where a chunk
-// ends would then change the screen; instead every ASCII run after UTF-8
-// starts a new write, so each run meets the decoder of its own kind.
+// Ground text: stretches of characters that are each a glyph of their own
+// (printable ASCII, and UTF-8 that libvterm draws one or two columns wide)
+// are drawn straight into the grid when libvterm would draw them
+// unchanged; everything else goes to libvterm (queue_text).
 void Terminal::vt_text(std::string_view bytes) {
   if (!is_valid_utf8(bytes)) {
     // libvterm turns ill-formed UTF-8 into U+FFFD only when what ends it
@@ -226,42 +241,95 @@ void Terminal::vt_text(std::string_view bytes) {
 }
 
 void Terminal::draw_text(std::string_view bytes) {
-  std::size_t from = 0;
+  std::size_t owed = 0;  // bytes[owed, i) are libvterm's, not yet queued
   std::size_t i = 0;
   while (i < bytes.size()) {
     const auto c = static_cast<unsigned char>(bytes[i]);
-    if (!printable_ascii(bytes[i])) {
+    if (is_control(c)) {
       if (c == kShiftOut || c == kShiftIn) text_modes_.note_control(c);
-      if (c >= 0x80) text_modes_.note_text();
       ++i;
       continue;
     }
-    if (i > 0 && static_cast<unsigned char>(bytes[i - 1]) >= 0x80) {
+    std::size_t end = i + 1;
+    bool ascii = c < 0x80;
+    for (; end < bytes.size(); ++end) {
+      const auto b = static_cast<unsigned char>(bytes[end]);
+      if (is_control(b)) break;
+      ascii = ascii && b < 0x80;
+    }
+    // In origin mode libvterm clamps the cursor into the scroll region
+    // after every CSI, so the fast path's cursor move would pull a cursor
+    // that DECRC put below the region back into it.
+    if (end - i > limits::kFastTextMinRun && text_modes_.plain_ascii() && !text_modes_.origin())
+      owed = draw_fast_text(bytes, owed, i, end, ascii);
+    text_modes_.note_text();
+    i = end;
+  }
+  queue_text(bytes, owed, bytes.size());
+}
+
+// libvterm 0.1.4 decodes a write's text that starts with a UTF-8 byte wholly
+// as UTF-8, so ASCII after it escapes a non-ASCII GL charset and joins a
+// combining mark differently than ASCII decoded on its own. Where a chunk
+// ends would then change the screen; instead every printable ASCII byte
+// after a UTF-8 byte starts a new write, so each kind meets its own decoder.
+void Terminal::queue_text(std::string_view bytes, std::size_t begin, std::size_t end) {
+  std::size_t from = begin;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (i > 0 && printable_ascii(bytes[i]) && static_cast<unsigned char>(bytes[i - 1]) >= 0x80) {
       queue(bytes.substr(from, i - from));
       flush();
       from = i;
     }
-    std::size_t end = i;
-    while (end < bytes.size() && printable_ascii(bytes[end])) ++end;
-    if (end - i > limits::kFastTextMinRun && text_modes_.plain_ascii())
-      from = draw_plain_run(bytes, from, i, end);
-    text_modes_.note_text();
-    i = end;
   }
-  queue(bytes.substr(from));
+  queue(bytes.substr(from, end - from));
 }
 
-// Draws bytes[begin, end) row by row, up to but not including each row's
-// last column; libvterm draws that column and the character that wraps, so
-// wrapping and scrolling stay its own. The run's last character is always
-// libvterm's too, so that it remembers the last glyph (REP, combining marks).
+// A UTF-8 character: as wide as libvterm draws it on its own, or 0.
+Terminal::SimpleChar Terminal::simple_utf8_char(std::string_view bytes, std::size_t i) {
+  std::size_t length = 0;
+  const char32_t cp = decode_well_formed(bytes, i, length);
+  if (!vterm_get_utf8(vt_.get())) return SimpleChar{0, length};
+  return SimpleChar{widths_.simple_width(cp), length};
+}
+
+// Draws the text run bytes[begin, end) straight into the grid where
+// libvterm would draw it unchanged: stretches of characters that are each
+// a glyph of their own (ASCII, and UTF-8 that libvterm gives one or two
+// columns), row by row, up to but not including each row's last column;
+// libvterm draws that column and the character that wraps, so wrapping
+// and scrolling stay its own. Each stretch's last character is libvterm's
+// too, so that it remembers the last glyph (REP, a combining mark after
+// it). Everything not drawn is queued for libvterm in order, from `owed`.
 // Returns where the bytes still owed to libvterm start.
-std::size_t Terminal::draw_plain_run(std::string_view bytes, std::size_t from, std::size_t begin,
-                                     std::size_t end) {
-  queue(bytes.substr(from, begin - from));
+// `ascii`: the run is all ASCII, one stretch of one-column characters.
+std::size_t Terminal::draw_fast_text(std::string_view bytes, std::size_t owed, std::size_t begin,
+                                     std::size_t end, bool ascii) {
   std::size_t pos = begin;
   bool wrapped_last = false;
-  while (end - pos > limits::kFastTextMinRun) {
+  while (pos < end) {
+    // Too short a stretch ahead (or none): libvterm's, up to the character
+    // that ends it, which is libvterm's as well.
+    if (ascii) {
+      if (end - pos <= limits::kFastTextMinRun) break;
+    } else {
+      std::size_t scan = pos;
+      std::size_t count = 0;
+      while (scan < end && count <= limits::kFastTextMinRun) {
+        const SimpleChar ch = simple_char(bytes, scan);
+        if (ch.width == 0) break;
+        scan += ch.bytes;
+        ++count;
+      }
+      if (count <= limits::kFastTextMinRun) {
+        if (scan == end) break;
+        pos = scan + simple_char(bytes, scan).bytes;
+        wrapped_last = false;
+        continue;
+      }
+    }
+    queue_text(bytes, owed, pos);
+    owed = pos;
     flush();
     VTermPos cursor;
     vterm_state_get_cursorpos(state_, &cursor);
@@ -269,25 +337,116 @@ std::size_t Terminal::draw_plain_run(std::string_view bytes, std::size_t from, s
     // libvterm's line info covers its rows only; any doubt goes to libvterm.
     if (cursor.row < 0 || cursor.row >= grid.rows() || cursor.col < 0) break;
     if (vterm_state_get_lineinfo(state_, cursor.row)->doublewidth) break;
-    const auto room = static_cast<std::size_t>(std::max(grid.cols() - 1 - cursor.col, 0));
-    const std::size_t count = std::min(end - pos - 1, room);
+    const int room = std::max(grid.cols() - 1 - cursor.col, 0);
+    // What fits before the row's last column, less the stretch's last
+    // character when the stretch ends first.
+    std::size_t fit = pos;
+    std::size_t last_start = pos;
+    int columns = 0;
+    int last_width = 0;
+    std::size_t count = 0;
+    bool stretch_ended = true;
+    if (ascii) {
+      const auto left = end - pos;
+      const auto fits = static_cast<std::size_t>(room);
+      stretch_ended = left <= fits;
+      count = std::min(left, fits);
+      fit = pos + count;
+      columns = static_cast<int>(count);
+      last_start = fit - 1;
+      last_width = 1;
+    }
+    while (!ascii && fit < end) {
+      if (static_cast<unsigned char>(bytes[fit]) < 0x80) {
+        // ASCII, one column a byte, taken as a block.
+        std::size_t ascii_end = fit + 1;
+        while (ascii_end < end && static_cast<unsigned char>(bytes[ascii_end]) < 0x80) ++ascii_end;
+        const auto take = std::min(ascii_end - fit, static_cast<std::size_t>(room - columns));
+        if (take > 0) {
+          last_start = fit + take - 1;
+          last_width = 1;
+          columns += static_cast<int>(take);
+          fit += take;
+          count += take;
+        }
+        if (fit < ascii_end) {
+          stretch_ended = false;
+          break;
+        }
+        continue;
+      }
+      const SimpleChar ch = simple_utf8_char(bytes, fit);
+      if (ch.width == 0) break;
+      if (columns + ch.width > room) {
+        stretch_ended = false;
+        break;
+      }
+      last_start = fit;
+      last_width = ch.width;
+      columns += ch.width;
+      fit += ch.bytes;
+      ++count;
+    }
+    if (stretch_ended && count > 0) {
+      fit = last_start;
+      columns -= last_width;
+      --count;
+    }
     if (count < limits::kFastTextMinRun) {
-      if (wrapped_last) break;
-      const std::size_t through_wrap = std::min(end - pos - 1, room + 2);
-      queue(bytes.substr(pos, through_wrap));
-      pos += through_wrap;
+      if (stretch_ended || wrapped_last) {
+        // libvterm's from here to the end of the stretch.
+        while (fit < end && simple_char(bytes, fit).width != 0) fit += simple_char(bytes, fit).bytes;
+        if (fit == end) break;
+        pos = fit + simple_char(bytes, fit).bytes;
+        wrapped_last = false;
+        continue;
+      }
+      // The row is all but full: libvterm fills it and wraps, through the
+      // first character on the next row; the fast path goes on from there.
+      std::size_t through = pos;
+      for (int wrapped = 0; through < end && wrapped < room + 2;) {
+        const SimpleChar ch = simple_char(bytes, through);
+        if (ch.width == 0) break;
+        wrapped += ch.width;
+        through += ch.bytes;
+      }
+      queue_text(bytes, pos, through);
+      owed = pos = through;
       wrapped_last = true;
       continue;
     }
-    grid.put_ascii(cursor.row, cursor.col, bytes.substr(pos, count), pen_);
+    if (ascii) grid.put_ascii(cursor.row, cursor.col, bytes.substr(pos, fit - pos), pen_);
+    else put_simple(grid, cursor.row, cursor.col, bytes.substr(pos, fit - pos));
     char forward[24] = "\x1b[";
-    char* end_of_number = std::to_chars(forward + 2, forward + sizeof forward - 1, count).ptr;
+    char* end_of_number = std::to_chars(forward + 2, forward + sizeof forward - 1, columns).ptr;
     *end_of_number = 'C';
     write_vterm(std::string_view(forward, static_cast<std::size_t>(end_of_number + 1 - forward)));
-    pos += count;
+    owed = pos = fit;
     wrapped_last = false;
   }
-  return pos;
+  return owed;
+}
+
+// Writes simple characters left to right from (row, col): ASCII in runs,
+// each other character as libvterm's putglyph would have.
+void Terminal::put_simple(Grid& grid, int row, int col, std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t ascii_end = i;
+    while (ascii_end < text.size() && static_cast<unsigned char>(text[ascii_end]) < 0x80) ++ascii_end;
+    if (ascii_end > i) {
+      grid.put_ascii(row, col, text.substr(i, ascii_end - i), pen_);
+      col += static_cast<int>(ascii_end - i);
+      i = ascii_end;
+      continue;
+    }
+    std::size_t length = 0;
+    const char32_t cp = decode_well_formed(text, i, length);
+    const int width = widths_.simple_width(cp);
+    grid.put_glyph(row, col, std::span<const char32_t>(&cp, 1), width, pen_);
+    col += width;
+    i += length;
+  }
 }
 
 void Terminal::vt_sequence(std::string_view bytes) {

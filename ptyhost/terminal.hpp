@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "common/errors.hpp"
+#include "ptyhost/glyph_widths.hpp"
 #include "ptyhost/grid.hpp"
 #include "ptyhost/line_render.hpp"
 #include "ptyhost/rendered_ring.hpp"
@@ -150,9 +151,22 @@ class Terminal final : private VtSink {
   void vt_text(std::string_view bytes) override;
   void vt_sequence(std::string_view bytes) override;
   void vt_repeat(std::string_view bytes) override;
+  struct SimpleChar {
+    int width = 0;  // 0: not a glyph the fast path draws
+    std::size_t bytes = 1;
+  };
   void draw_text(std::string_view bytes);
-  std::size_t draw_plain_run(std::string_view bytes, std::size_t from, std::size_t begin,
-                             std::size_t end);
+  void queue_text(std::string_view bytes, std::size_t begin, std::size_t end);
+  // The character at bytes[i] (ground text: no controls, well-formed
+  // UTF-8) as a glyph the fast path may draw.
+  SimpleChar simple_char(std::string_view bytes, std::size_t i) {
+    if (static_cast<unsigned char>(bytes[i]) < 0x80) return SimpleChar{1, 1};
+    return simple_utf8_char(bytes, i);
+  }
+  SimpleChar simple_utf8_char(std::string_view bytes, std::size_t i);
+  std::size_t draw_fast_text(std::string_view bytes, std::size_t owed, std::size_t begin,
+                             std::size_t end, bool ascii);
+  void put_simple(Grid& grid, int row, int col, std::string_view text);
   void queue(std::string_view bytes);
   void flush();
   void write_vterm(std::string_view bytes);
@@ -197,6 +211,7 @@ class Terminal final : private VtSink {
   MouseTracking mouse_ = MouseTracking::Off;
   std::optional<SavedCursor> saved_cursor_;
   GlyphTrace last_glyph_;
+  GlyphWidths widths_;  // derived: not part of the live-upgrade state
   std::string title_;
   std::string icon_name_;
   RenderedRing ring_;

@@ -143,7 +143,9 @@ TEST(Terminal, FastTextPathDrawsWhatLibvtermWouldDraw) {
   const std::vector<std::string> setups = {
       "",          "\x1b[1;31;44m", "\x1b(0",      "\x1b)0\x0e", "\x1b[4h\x1b[1;1Hxyz",
       "\x1b#6",    "\x1b[1\"q",     "\x1b[?69h\x1b[5;30s", "\x1b[1;70H", "\x1bN",
-      "\x1b[?7l\x1b[1;60H"};
+      "\x1b[?7l\x1b[1;60H",
+      // Origin mode, the cursor restored below the scroll region.
+      "\x1b[?6h\x1b[6;1H\x1b" "7\x1b[2;4r\x1b" "8"};
   for (const std::string& setup : setups) {
     Terminal terminal({.cols = 80, .rows = 6});
     ScreenOracle oracle(80, 6);
@@ -152,6 +154,35 @@ TEST(Terminal, FastTextPathDrawsWhatLibvtermWouldDraw) {
     oracle.feed(bytes);
     EXPECT_EQ(oracle.diff(terminal.screen()), "") << "setup " << setup;
     EXPECT_EQ(terminal.cursor(), oracle.cursor()) << "setup " << setup;
+  }
+}
+
+// The fast path draws UTF-8 too: wide glyphs across the row's end,
+// combining marks after a drawn stretch, and characters libvterm gives no
+// glyph of their own (zero-width, C1 code points, a variation selector).
+TEST(Terminal, FastTextPathDrawsUtf8AsLibvtermWould) {
+  const std::vector<std::string> lines = {
+      "héllo naïve café Ünïcödé Ωμέγα ",
+      "世界日本語데이터 x中文字ｱｲｳ",
+      "┌──┐══▒▓█ box",
+      "base e\xcc\x81" " and a\xcc\x88\xcc\xa3" " marks, zero\u200bwidth, soft\u00adhyphen",
+      "c1 \xc2\x85" " \xc2\x9b" " next \ufffd star ⭐\ufe0f emoji 😀😀 end"};
+  const std::vector<std::string> setups = {"", "\x1b[1;31;44m", "\x1b(0", "\x1b[4h\x1b[1;1Hxyz",
+                                           "\x1b#6", "\x1b[1\"q", "\x1b[?69h\x1b[5;30s",
+                                           "\x1b[1;70H", "\x1b[1;79H", "\x1bN", "\x1b[?7l\x1b[1;60H",
+                                           "\x1b[?6h\x1b[6;1H\x1b" "7\x1b[2;4r\x1b" "8"};
+  for (const std::string& setup : setups) {
+    for (std::size_t n = 0; n < lines.size(); ++n) {
+      Terminal terminal({.cols = 80, .rows = 6});
+      ScreenOracle oracle(80, 6);
+      // Twice and more per line: wide glyphs meet the row's end at every column.
+      const std::string bytes = setup + lines[n] + lines[n] + lines[n] + "\r\n" + lines[n] +
+                                "\x1b[3b\xcc\x81" + lines[n];
+      terminal.feed(bytes);
+      oracle.feed(bytes);
+      EXPECT_EQ(oracle.diff(terminal.screen()), "") << "setup " << setup << " line " << n;
+      EXPECT_EQ(terminal.cursor(), oracle.cursor()) << "setup " << setup << " line " << n;
+    }
   }
 }
 
