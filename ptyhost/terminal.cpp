@@ -337,6 +337,12 @@ std::size_t Terminal::draw_fast_text(std::string_view bytes, std::size_t owed, s
     // libvterm's line info covers its rows only; any doubt goes to libvterm.
     if (cursor.row < 0 || cursor.row >= grid.rows() || cursor.col < 0) break;
     if (vterm_state_get_lineinfo(state_, cursor.row)->doublewidth) break;
+    // A glyph drawn at the end of its row leaves libvterm's cursor on it
+    // with a wrap pending, which its API does not show. Where that row has
+    // since lost double width (an erase, DECSWL), the cursor is short of
+    // the last column and the next character still wraps first.
+    if (last_glyph_.at_margin && cursor.row == last_glyph_.pos.row && cursor.col == last_glyph_.pos.col)
+      break;
     const int room = std::max(grid.cols() - 1 - cursor.col, 0);
     // What fits before the row's last column, less the stretch's last
     // character when the stretch ends first.

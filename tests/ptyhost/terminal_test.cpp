@@ -145,7 +145,10 @@ TEST(Terminal, FastTextPathDrawsWhatLibvtermWouldDraw) {
       "\x1b#6",    "\x1b[1\"q",     "\x1b[?69h\x1b[5;30s", "\x1b[1;70H", "\x1bN",
       "\x1b[?7l\x1b[1;60H",
       // Origin mode, the cursor restored below the scroll region.
-      "\x1b[?6h\x1b[6;1H\x1b" "7\x1b[2;4r\x1b" "8"};
+      "\x1b[?6h\x1b[6;1H\x1b" "7\x1b[2;4r\x1b" "8",
+      // A wrap pending at the end of a double-width row that an erase
+      // made single width: the cursor is mid-row, the text still wraps.
+      "\x1b#6" + std::string(40, 'x') + "\x1b[2J"};
   for (const std::string& setup : setups) {
     Terminal terminal({.cols = 80, .rows = 6});
     ScreenOracle oracle(80, 6);
@@ -170,7 +173,8 @@ TEST(Terminal, FastTextPathDrawsUtf8AsLibvtermWould) {
   const std::vector<std::string> setups = {"", "\x1b[1;31;44m", "\x1b(0", "\x1b[4h\x1b[1;1Hxyz",
                                            "\x1b#6", "\x1b[1\"q", "\x1b[?69h\x1b[5;30s",
                                            "\x1b[1;70H", "\x1b[1;79H", "\x1bN", "\x1b[?7l\x1b[1;60H",
-                                           "\x1b[?6h\x1b[6;1H\x1b" "7\x1b[2;4r\x1b" "8"};
+                                           "\x1b[?6h\x1b[6;1H\x1b" "7\x1b[2;4r\x1b" "8",
+                                           "\x1b#6" + std::string(40, 'x') + "\x1b[2J"};
   for (const std::string& setup : setups) {
     for (std::size_t n = 0; n < lines.size(); ++n) {
       Terminal terminal({.cols = 80, .rows = 6});
