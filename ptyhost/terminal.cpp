@@ -219,6 +219,7 @@ FeedEffects Terminal::feed(std::string_view bytes) {
   input_ = bytes;
   guard_.filter(bytes, *this);
   flush();
+  sync_cursor();
   input_ = {};
   reconcile();
   return effects_;
@@ -550,6 +551,18 @@ void Terminal::on_glyph(const std::uint32_t* chars, int width, bool protect, boo
 CursorPos Terminal::on_grid(int row, int col) const {
   const Grid& grid = main_;
   return CursorPos{std::clamp(row, 0, std::max(grid.rows() - 1, 0)), std::clamp(col, 0, grid.cols())};
+}
+
+// libvterm does not report every cursor move through movecursor (a cursor
+// restored on leaving the alternate screen in origin mode was missed), so
+// each feed ends by taking the position from libvterm itself.
+void Terminal::sync_cursor() {
+  VTermPos pos;
+  vterm_state_get_cursorpos(state_, &pos);
+  const CursorPos now = on_grid(pos.row, pos.col);
+  if (now == cursor_) return;
+  cursor_ = now;
+  if (cursor_ != last_glyph_.pos) last_glyph_.cursor_moved = true;
 }
 
 void Terminal::on_cursor(int row, int col, bool visible) {

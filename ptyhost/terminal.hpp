@@ -175,6 +175,7 @@ class Terminal final : private VtSink {
   void on_glyph(const std::uint32_t* chars, int width, bool protect, bool double_width,
                 int row, int col);
   void on_cursor(int row, int col, bool visible);
+  void sync_cursor();
   CursorPos on_grid(int row, int col) const;
   void on_scroll(Rect rect, int down, int right);
   void on_alt_screen(bool on);
