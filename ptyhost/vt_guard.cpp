@@ -229,8 +229,12 @@ VtGuard::Step VtGuard::step_csi(unsigned char c) {
   return Step::Complete;
 }
 
+// In a string, ESC then anything but a backslash ends the string unfinished,
+// and that byte is the one after a new ESC. A C0 control there too: libvterm
+// 0.1.4 runs the control, keeps the string, and at a later backslash passes
+// on a string fragment of length -1 (strncpy far past the input buffer).
 VtGuard::Step VtGuard::step_string(unsigned char c) {
-  if (phase_ == Phase::StringEscape && c >= 0x20) {
+  if (phase_ == Phase::StringEscape) {
     if (c == '\\') return Step::Complete;
     return Step::Reopen;
   }

@@ -15,8 +15,10 @@
 //    beyond kVtCsiMaxSeparators are dropped (libvterm writes past its
 //    16-argument array), parameter bytes beyond kVtCsiMaxBytes are dropped,
 //    an OSC/DCS string over kVtStringMaxBytes is dropped whole (libvterm
-//    copies it onto its stack), and REP comes as its own piece so the caller
-//    can drop it when no glyph precedes it (libvterm then loops forever).
+//    copies it onto its stack), a C0 control after an ESC inside a string
+//    ends the string there (libvterm keeps it and then reads past the input
+//    at ST), and REP comes as its own piece so the caller can drop it when
+//    no glyph precedes it (libvterm then loops forever).
 // Every decision depends only on the bytes, never on how they were chunked.
 #pragma once
 

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,9 +56,14 @@ int main(int argc, char** argv) {
       ++failed;
       continue;
     }
-    const std::string data{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::string read{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    // In a buffer of exactly its size, as libFuzzer passes it: a read one
+    // byte past the input then meets ASan's redzone, not a string's spare
+    // capacity.
+    const auto data = std::make_unique<std::uint8_t[]>(read.size());
+    std::memcpy(data.get(), read.data(), read.size());
     if (verbose) std::fprintf(stderr, "input %s\n", file.c_str());
-    LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
+    LLVMFuzzerTestOneInput(data.get(), read.size());
   }
   std::printf("%zu passed, %zu failed\n", files.size() - failed, failed);
   return failed == 0 && !files.empty() ? 0 : 1;
