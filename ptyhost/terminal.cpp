@@ -26,23 +26,6 @@ bool printable_ascii(char c) { return c >= 0x20 && c < 0x7f; }
 // C0 and DEL: everything else in ground text is printable (UTF-8 included).
 bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
-// The non-ASCII character at s[i] of text already known to be well-formed
-// UTF-8 (vt_text checks or repairs every piece first), and its length.
-char32_t decode_well_formed(std::string_view s, std::size_t i, std::size_t& length) {
-  const auto b = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
-  const char32_t lead = b(0);
-  if (lead < 0xE0) {
-    length = 2;
-    return ((lead & 0x1F) << 6) | (b(1) & 0x3F);
-  }
-  if (lead < 0xF0) {
-    length = 3;
-    return ((lead & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-  }
-  length = 4;
-  return ((lead & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-}
-
 Rect to_rect(VTermRect r) { return Rect{r.start_row, r.end_row, r.start_col, r.end_col}; }
 
 Color to_color(const VTermColor& color) {
@@ -402,7 +385,7 @@ std::size_t Terminal::draw_fast_text(std::string_view bytes, std::size_t owed, s
     if (count < limits::kFastTextMinRun) {
       if (stretch_ended || wrapped_last) {
         // libvterm's from here to the end of the stretch.
-        while (fit < end && simple_char(bytes, fit).width != 0) fit += simple_char(bytes, fit).bytes;
+        for (SimpleChar ch; fit < end && (ch = simple_char(bytes, fit)).width != 0;) fit += ch.bytes;
         if (fit == end) break;
         pos = fit + simple_char(bytes, fit).bytes;
         wrapped_last = false;

@@ -61,6 +61,21 @@ char32_t decode_utf8(std::string_view s, std::size_t& i) {
   return k == rule.length ? cp : kReplacementChar;
 }
 
+char32_t decode_well_formed(std::string_view s, std::size_t i, std::size_t& length) {
+  const auto b = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+  const char32_t lead = b(0);
+  if (lead < 0xE0) {
+    length = 2;
+    return ((lead & 0x1F) << 6) | (b(1) & 0x3F);
+  }
+  if (lead < 0xF0) {
+    length = 3;
+    return ((lead & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  }
+  length = 4;
+  return ((lead & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+}
+
 // The table of decode_utf8 checked in place, one branch per lead range:
 // the terminal model checks every piece of ground text it is fed.
 bool is_valid_utf8(std::string_view s) {
