@@ -476,14 +476,11 @@ void Terminal::keep_cursor_on_screen() {
 }
 
 // libvterm 0.1.4 loops forever on REP when its last glyph has no width, so
-// such a REP is dropped. A sequence the REP's ESC cut short reached libvterm
-// as a piece of its own and left its parser mid-sequence, waiting for that
-// ESC; a CAN ends it instead (in ground CAN does nothing), else the next
-// text would complete it (ESC NUL ESC NUL [b, then "[b": REP, and the loop).
+// such a REP is dropped. (A sequence the REP's ESC cut short came with a CAN
+// that ended it, so nothing waits for the dropped bytes.)
 void Terminal::vt_repeat(std::string_view bytes) {
   flush();
   if (last_glyph_.width >= 1) write_vterm(bytes);
-  else write_vterm("\x18");
 }
 
 void Terminal::queue(std::string_view bytes) {

@@ -115,11 +115,14 @@ std::size_t VtGuard::take_sequence(std::string_view in, std::size_t i, VtSink& s
         phase_ = Phase::Ground;
         return i + 1;
       case Step::Restart:
-        emit_sequence(in, i, sink);
+        emit_aborted(in, i, sink);
         begin_sequence(i);
         return i + 1;
       case Step::Reopen:  // `c` is processed again as the byte after ESC
-        emit_aborted_string(in, i, sink);
+        // The ESC before `c` starts the next sequence (in seq_ when buffered,
+        // else at in[i - 1]).
+        if (buffered_) seq_.pop_back();
+        emit_aborted(in, buffered_ ? i : i - 1, sink);
         begin_sequence(i);
         buffered_ = true;
         seq_.assign(1, static_cast<char>(kEsc));
@@ -144,16 +147,22 @@ void VtGuard::emit_sequence(std::string_view in, std::size_t end, VtSink& sink) 
   seq_.clear();
 }
 
-// The string ended at the ESC just before in[i]: libvterm drops it unfinished.
-void VtGuard::emit_aborted_string(std::string_view in, std::size_t i, VtSink& sink) {
+// The sequence ends at in[end] without its final byte (an ESC starts the
+// next one). libvterm would drop it there, but it would also wait, mid-
+// sequence, for that ESC: if the next sequence is a string VtGuard drops
+// whole, the text after it would complete this one instead. So a CAN follows
+// it: libvterm runs what it holds (controls inside it), ends it as that ESC
+// would have, and rests in ground after every piece. An over-long string
+// being dropped never reached libvterm, so nothing is owed for it.
+void VtGuard::emit_aborted(std::string_view in, std::size_t end, VtSink& sink) {
   if (!dropping_) {
-    const std::string_view bytes = buffered_
-                                       ? std::string_view(seq_).substr(0, seq_.size() - 1)
-                                       : in.substr(seq_start_, i - 1 - seq_start_);
-    sink.vt_sequence(bytes);
+    if (!buffered_) seq_.assign(in.substr(seq_start_, end - seq_start_));
+    seq_ += static_cast<char>(kCan);
+    sink.vt_sequence(seq_);
   }
   buffered_ = false;
   dropping_ = false;
+  repeat_ = false;
   seq_.clear();
 }
 

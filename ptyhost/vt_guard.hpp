@@ -7,10 +7,12 @@
 // CSI leader/args/intermediates, OSC/DCS string, ESC inside a string) and
 // hands bytes on in pieces: ground text, one escape sequence at a time, or a
 // REP sequence. Two guarantees follow:
-//  - Between two filter() calls libvterm's parser rests in ground: a
-//    sequence or UTF-8 character cut by the end of a chunk is held back
-//    (pending()) until it completes. Terminal relies on this to query
-//    libvterm, and puts pending() at the end of the attach snapshot.
+//  - After every piece libvterm's parser rests in ground: a sequence or
+//    UTF-8 character cut by the end of a chunk is held back (pending())
+//    until it completes, and a sequence cut short by the ESC of the next
+//    one is handed on with a CAN after it. Terminal relies on this to query
+//    libvterm between chunks and to draw text itself, and puts pending() at
+//    the end of the attach snapshot.
 //  - Known libvterm 0.1.4 faults never see their input: a CSI's separators
 //    beyond kVtCsiMaxSeparators are dropped (libvterm writes past its
 //    16-argument array), parameter bytes beyond kVtCsiMaxBytes are dropped,
@@ -37,7 +39,8 @@ class VtSink {
  public:
   // Ground-state bytes without ESC: text and C0 controls.
   virtual void vt_text(std::string_view bytes) = 0;
-  // One escape sequence, complete or aborted the way libvterm aborts it.
+  // One escape sequence: complete, ended by CAN or SUB, or cut short by the
+  // next ESC and then ended by a CAN that VtGuard adds.
   virtual void vt_sequence(std::string_view bytes) = 0;
   // One REP sequence (CSI Ps b).
   virtual void vt_repeat(std::string_view bytes) = 0;
@@ -81,7 +84,7 @@ class VtGuard {
   void flush_utf8_tail(std::string_view in, std::size_t& i, VtSink& sink);
   void begin_sequence(std::size_t start);
   void emit_sequence(std::string_view in, std::size_t end, VtSink& sink);
-  void emit_aborted_string(std::string_view in, std::size_t esc, VtSink& sink);
+  void emit_aborted(std::string_view in, std::size_t end, VtSink& sink);
   void hold_back(std::string_view in);
 
   Step step(unsigned char c);

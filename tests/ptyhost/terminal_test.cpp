@@ -247,6 +247,27 @@ TEST(Terminal, OverlongOscIsDroppedAndLaterOutputStillDraws) {
   EXPECT_EQ(terminal.screen_text(), "after");
 }
 
+// A sequence cut short by the ESC of a string that is then dropped whole
+// must not wait for the text after that string: "ok" would complete the CSI
+// ('o' as its final byte), or vanish into the aborted string.
+TEST(Terminal, SequenceCutShortBeforeADroppedStringLeavesTheTextAfterIt) {
+  const std::string dropped = "\x1b]2;" + std::string(limits::kVtStringMaxBytes + 1, 'x') + "\x07";
+  for (const std::string& before : {std::string("\x1b[12"), std::string("\x1b(")}) {
+    Terminal terminal({.cols = 20, .rows = 4});
+    terminal.feed(before + dropped + "ok");
+    EXPECT_EQ(terminal.screen_text(), "ok") << ::testing::PrintToString(before);
+  }
+  // A string ended by ESC and a control: the next string is the dropped one.
+  Terminal terminal({.cols = 20, .rows = 4});
+  terminal.feed("\x1b]2;a\x1b\x0d" + dropped.substr(1) + "ok");
+  EXPECT_EQ(terminal.screen_text(), "ok");
+  // The same, a byte at a time.
+  Terminal bytewise({.cols = 20, .rows = 4});
+  const std::string input = "\x1b[12" + dropped + "ok";
+  for (char c : input) bytewise.feed(std::string_view(&c, 1));
+  EXPECT_EQ(bytewise.screen_text(), "ok");
+}
+
 TEST(Terminal, CsiWithTooManyArgumentsKeepsTheFirstSixteen) {
   Terminal terminal({.cols = 20, .rows = 4});
   std::string sgr = "\x1b[1";
