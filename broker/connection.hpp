@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,7 +64,7 @@ class Connection final : public Session {
   CloseHandler on_close_;
   pid_t peer_pid_ = 0;
 
-  std::vector<char> read_chunk_;
+  std::unique_ptr<char[]> read_chunk_;  // not zeroed: an idle client touches none of it
   std::string inbuf_;
   std::size_t scanned_ = 0;  // bytes of inbuf_ already searched for '\n'
   bool reading_stopped_ = false;

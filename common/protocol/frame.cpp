@@ -9,6 +9,8 @@ namespace {
 constexpr std::size_t kLengthBytes = sizeof(std::uint32_t);
 constexpr std::size_t kTagBytes = sizeof(std::uint64_t);
 constexpr std::size_t kBudgetBytes = sizeof(std::uint32_t);
+// Room a reader keeps once its frames are taken; beyond it, it is freed.
+constexpr std::size_t kKeptBufferBytes = 256u << 10;
 
 bool known_type(std::uint8_t t) { return t >= 1 && t <= 4; }
 
@@ -70,6 +72,9 @@ Result<std::optional<Frame>> FrameReader::next() {
   if (consumed_ > buffer_.size() / 2) {
     buffer_.erase(0, consumed_);
     consumed_ = 0;
+    // A large frame (a terminal's state) is gone: so is the room it took.
+    if (buffer_.capacity() > kKeptBufferBytes && buffer_.size() <= kKeptBufferBytes / 2)
+      buffer_.shrink_to_fit();
   }
   return std::optional<Frame>(std::move(f));
 }

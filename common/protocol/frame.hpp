@@ -58,6 +58,9 @@ class FrameReader {
   // oversized or unknown frame (the peer is then disconnected).
   Result<std::optional<Frame>> next();
   std::size_t buffered() const { return buffer_.size() - consumed_; }
+  // Bytes of room the reader holds: once a large frame is taken, no more
+  // than a small reader's.
+  std::size_t held() const { return buffer_.capacity(); }
 
  private:
   std::size_t max_bytes_;

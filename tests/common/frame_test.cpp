@@ -30,6 +30,22 @@ TEST(FrameReader, ReassemblesFramesSplitAcrossReads) {
   EXPECT_EQ(tagged->second, "abc");
 }
 
+TEST(FrameReader, GivesBackTheRoomOfALargeFrameOnceItIsTaken) {
+  FrameReader reader;
+  const std::string big = encode_frame(FrameType::State, std::string(8u << 20, 's'));
+  for (std::size_t i = 0; i < big.size(); i += 64u << 10)
+    reader.append(std::string_view(big).substr(i, 64u << 10));
+  reader.append(encode_frame(FrameType::Control, "{}").substr(0, 3));  // the next one begun
+  auto frame = reader.next();
+  ASSERT_TRUE(frame.ok() && *frame);
+  EXPECT_EQ((*frame)->payload.size(), 8u << 20);
+  EXPECT_LT(reader.held(), 1u << 20);
+  reader.append(encode_frame(FrameType::Control, "{}").substr(3));
+  frame = reader.next();
+  ASSERT_TRUE(frame.ok() && *frame);
+  EXPECT_EQ((*frame)->payload, "{}");
+}
+
 TEST(FrameReader, RefusesOversizedLengthBeforeBufferingPayload) {
   FrameReader reader(1024);
   std::string header = {'\xff', '\xff', '\xff', '\x7f', '\x01'};

@@ -122,6 +122,45 @@ TEST_F(AbuseLimits, IdleSlowAndHugeClientsAtOnceLeaveTheBrokerSmallAndPrompt) {
   EXPECT_TRUE(is_ok(idle.back().request("server.status")));
 }
 
+// A client that sent one request line near the 16 MiB limit and then went
+// quiet keeps its connection, but not a buffer that size: 24 such clients
+// would otherwise hold 24 x 16 MiB or more between them.
+TEST_F(AbuseLimits, ClientsThatSentOneHugeLineDoNotKeepItsBuffer) {
+  constexpr int kClients = 24;
+  constexpr std::size_t kLineBytes = 15u << 20;
+  start();
+  Client probe = connect();
+  ASSERT_TRUE(is_ok(probe.request("server.status")));
+  const std::uint64_t before = vm_rss_kib(broker().pid());
+  // A well-formed request with a field the method ignores: answered, and
+  // the connection stays open.
+  Json request{{"protocol", "signaltty/1"}, {"id", 1}, {"method", "server.status"}};
+  request["params"] = Json{{"padding", std::string(kLineBytes, 'p')}};
+  const std::string line = request.dump() + "\n";
+  std::vector<Client> quiet;
+  for (int i = 0; i < kClients; ++i) {
+    quiet.push_back(connect());
+    ASSERT_EQ(quiet.back().send_raw(line, deadline_after(std::chrono::seconds(20))), line.size());
+    const auto reply = quiet.back().read_message(deadline_after(std::chrono::seconds(20)));
+    ASSERT_TRUE(reply.has_value());
+    EXPECT_TRUE(is_ok(*reply)) << reply->dump().substr(0, 200);
+  }
+  // The broker gives the room back once it has handled the line, just
+  // after answering: a round trip on another connection follows that.
+  ASSERT_TRUE(is_ok(probe.request("server.status")));
+  std::uint64_t after = vm_rss_kib(broker().pid());
+  for (const Deadline until = deadline_after(std::chrono::seconds(5));
+       after >= before + 64 * 1024 && Clock::now() < until;
+       after = vm_rss_kib(broker().pid()))
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::cout << "[ INFO     ] broker RSS " << before << " KiB before, " << after << " KiB after "
+            << kClients << " clients each sent a " << (kLineBytes >> 20) << " MiB line\n";
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  EXPECT_LT(after, before + 64 * 1024) << "the quiet clients' buffers are still held";
+#endif
+  for (Client& c : quiet) EXPECT_TRUE(is_ok(c.request("server.status")));
+}
+
 }  // namespace SIGNALTTY_UNITY_ID
 using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
