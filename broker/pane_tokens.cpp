@@ -11,6 +11,7 @@
 #include "common/hex.hpp"
 #include "common/ids.hpp"
 #include "common/log.hpp"
+#include "common/openssl_init.hpp"
 
 namespace signaltty::broker {
 namespace {
@@ -22,6 +23,7 @@ constexpr std::size_t kMacHexDigits = 64;
 }  // namespace
 
 Result<PaneTokens> PaneTokens::load_or_create(const std::string& state_dir) {
+  if (!openssl_ready()) return Error{ErrorCode::Internal, "OpenSSL did not initialise"};
   const std::string path = fs::join(state_dir, kKeyFile);
   Key key{};
   if (fs::exists(path)) {
@@ -65,7 +67,9 @@ std::optional<std::string> PaneTokens::pane_of(std::string_view token) const {
   const std::string_view mac = token.substr(dot + 1);
   if (!is_pane_id(pane_id) || mac.size() != kMacHexDigits) return std::nullopt;
   const std::string expected = mac_hex(pane_id);
-  if (CRYPTO_memcmp(expected.data(), mac.data(), kMacHexDigits) != 0) return std::nullopt;
+  if (expected.size() != kMacHexDigits ||
+      CRYPTO_memcmp(expected.data(), mac.data(), kMacHexDigits) != 0)
+    return std::nullopt;
   return std::string(pane_id);
 }
 

@@ -8,6 +8,7 @@
 #include <charconv>
 
 #include "common/hex.hpp"
+#include "common/openssl_init.hpp"
 
 namespace signaltty::audit {
 
@@ -15,7 +16,7 @@ std::string sha256_hex(std::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   // One-shot digest; EVP_Digest only fails on allocation failure.
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr) != 1) len = 0;
+  if (!openssl_ready() || EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr) != 1) len = 0;
   return to_hex(digest, len);
 }
 

@@ -84,6 +84,31 @@ TEST_F(AuditReview, ReviewerVerifiesFollowsAnchorsAndCatchesAnEdit) {
   EXPECT_EQ(tampered.out.rfind("TAMPERED at seq ", 0), 0u) << tampered.out;
 }
 
+// An OpenSSL configuration in the environment, here one that makes every
+// digest fail (it activates a provider module that does not exist), changes
+// nothing: the broker and `signaltty audit` never read one.
+TEST_F(AuditReview, AnOpensslConfigInTheEnvironmentIsNeverRead) {
+  const std::string conf = dirs_.scratch("openssl.cnf");
+  write_text_file(conf,
+                  "openssl_conf = init\nconfig_diagnostics = 1\n[init]\nproviders = providers\n"
+                  "[providers]\nmissing = missing\n[missing]\nmodule = " +
+                      dirs_.scratch("no-such-module.so") + "\nactivate = 1\n");
+  start(BrokerOptions{.env = {"OPENSSL_CONF=" + conf}});
+  Client client = connect();
+  const Json created = client.request("workspace.create", {{"name", "conf"}});
+  ASSERT_TRUE(is_ok(created)) << created.dump() << broker().stderr_text();
+  const std::string ws = created["result"]["workspace"]["id"];
+  // A pane's token is an HMAC under the broker's key.
+  const Json pane = client.call("pane.spawn", {{"workspace_id", ws}, {"argv", {"cat"}}})["pane"];
+  EXPECT_TRUE(pane.contains("id")) << pane.dump();
+
+  std::vector<std::string> env = base_env(dirs_);
+  env.push_back("OPENSSL_CONF=" + conf);
+  RunResult verified = run_program(dirs_, {program_path("signaltty"), "audit", "verify"}, env);
+  EXPECT_EQ(verified.status.code, 0) << verified.out << verified.err;
+  EXPECT_EQ(verified.out.rfind("OK: ", 0), 0u) << verified.out;
+}
+
 }  // namespace SIGNALTTY_UNITY_ID
 using namespace SIGNALTTY_UNITY_ID;
 }  // namespace
