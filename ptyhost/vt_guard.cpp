@@ -151,8 +151,8 @@ void VtGuard::emit_sequence(std::string_view in, std::size_t end, VtSink& sink) 
 // next one). libvterm would drop it there, but it would also wait, mid-
 // sequence, for that ESC: if the next sequence is a string VtGuard drops
 // whole, the text after it would complete this one instead. So a CAN follows
-// it: libvterm runs what it holds (controls inside it), ends it as that ESC
-// would have, and rests in ground after every piece. An over-long string
+// it: libvterm (having run any control inside it) drops it as that ESC would
+// have, and rests in ground after every piece. An over-long string
 // being dropped never reached libvterm, so nothing is owed for it.
 void VtGuard::emit_aborted(std::string_view in, std::size_t end, VtSink& sink) {
   if (!dropping_) {
