@@ -2,13 +2,16 @@
 // Runs in: broker (io thread).
 #include "broker/connection.hpp"
 
-#include <malloc.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <utility>
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 
+#include "common/heap_trim.hpp"
 #include "common/limits.hpp"
 #include "common/log.hpp"
 #include "common/protocol/envelope.hpp"
@@ -23,26 +26,34 @@ constexpr std::size_t kReadChunkBytes = 64 * 1024;
 // the room a long line took is given back, so a client that sent one near
 // the 16 MiB limit and went quiet holds no more than any other.
 constexpr std::size_t kKeptLineBufferBytes = 2 * kReadChunkBytes;
-// After a request line this long has been handled, the broker hands the
-// heap's free pages back to the kernel (malloc_trim). glibc would keep the
-// room that the line and its parse took, in holes below the heap's top:
-// 24 quiet clients that each sent a 15 MiB line once left the broker about
-// 100 MiB larger.
-constexpr std::size_t kTrimAfterLineBytes = 1u << 20;
+// After a request line this long has been handled, or a connection holding
+// this much output is dropped, the broker hands the heap's free pages back
+// to the kernel (give_back_free_heap). glibc would keep that room, in holes below
+// the heap's top: 24 quiet clients that each sent a 15 MiB line once left
+// the broker about 100 MiB larger, and ten dropped viewers 590 MiB.
+constexpr std::size_t kTrimAfterBytes = 1u << 20;
 // Lines handed to one gathered write, to bound iovec arrays.
 constexpr std::size_t kMaxLinesPerWrite = 256;
 }  // namespace
 
 Connection::Connection(Socket socket, std::uint64_t id, std::size_t queue_cap_bytes,
-                       LineHandler on_line, CloseHandler on_close)
+                       std::shared_ptr<OutputBudget> budget, LineHandler on_line,
+                       CloseHandler on_close)
     : socket_(std::move(socket)),
       id_(id),
       on_line_(std::move(on_line)),
       on_close_(std::move(on_close)),
       read_chunk_(new char[kReadChunkBytes]),
-      out_(queue_cap_bytes, OverflowPolicy::kDropReader) {}
+      out_(queue_cap_bytes, OverflowPolicy::kDropReader),
+      budget_(std::move(budget)) {
+  if (budget_) budget_->enroll(*this);
+}
 
-Connection::~Connection() = default;
+Connection::~Connection() {
+  if (!budget_) return;
+  budget_->withdraw(*this);
+  budget_->moved(accounted_, 0);
+}
 
 void Connection::start() {
   if (!peer_is_owner()) {
@@ -101,13 +112,13 @@ void Connection::drain_lines() {
       return;
     }
     if (!line.empty()) on_line_(self(), line);
-    trim = trim || line.size() >= kTrimAfterLineBytes;
+    trim = trim || line.size() >= kTrimAfterBytes;
     start = nl + 1;
   }
   inbuf_.erase(0, start);
   if (inbuf_.capacity() > kKeptLineBufferBytes && inbuf_.size() <= kReadChunkBytes)
     inbuf_.shrink_to_fit();
-  if (trim) ::malloc_trim(0);
+  if (trim) give_back_free_heap();
   scanned_ = inbuf_.size();
   // The cap holds while reading: a partial line never grows past it.
   if (inbuf_.size() > limits::kMaxLineBytes) refuse_overlong_line();
@@ -131,7 +142,23 @@ void Connection::send(std::string line) {
     close_now();
     return;
   }
+  account();
+  if (closed_) return;  // shed: the clients together were over the budget
   flush();
+}
+
+void Connection::account() {
+  const std::size_t before = accounted_;
+  accounted_ = out_.bytes();
+  if (budget_) budget_->moved(before, accounted_);
+}
+
+void Connection::shed(std::size_t total_bytes, std::size_t budget_bytes) {
+  log::warn("connection " + std::to_string(id_) + ": clients hold " +
+            std::to_string(total_bytes) + " bytes of output together, past the budget of " +
+            std::to_string(budget_bytes) + "; this one, not reading, holds the most (" +
+            std::to_string(out_.bytes()) + "); disconnecting");
+  close_now();
 }
 
 void Connection::flush() {
@@ -148,6 +175,10 @@ void Connection::flush() {
   asio::async_write(socket_, bufs,
                     [self = self()](const boost::system::error_code& ec, std::size_t) {
                       self->write_in_flight_ = false;
+                      if (self->closed_) {
+                        self->after_closed_write();
+                        return;
+                      }
                       if (ec) {
                         self->close_now();
                         return;
@@ -160,7 +191,16 @@ void Connection::on_written() {
   if (closed_) return;
   out_.finish_batch();
   writing_.clear();
+  account();
   flush();
+}
+
+// The write that was in flight when the connection closed has ended: its
+// lines can go, and with them the room a dropped queue took.
+void Connection::after_closed_write() {
+  writing_.clear();
+  writing_.shrink_to_fit();
+  if (std::exchange(trim_after_write_, false)) give_back_free_heap();
 }
 
 void Connection::close_after_flush() {
@@ -177,7 +217,16 @@ void Connection::close_now() {
   boost::system::error_code ignored;
   socket_.shutdown(Socket::shutdown_both, ignored);
   socket_.close(ignored);
+  // accounted_: a queue dropped at its cap was emptied by the failed push.
+  const bool held_much = std::max(accounted_, out_.bytes()) >= kTrimAfterBytes;
   out_.clear();
+  account();
+  if (budget_) budget_->withdraw(*this);
+  if (!write_in_flight_) writing_.clear();
+  if (held_much) {
+    if (write_in_flight_) trim_after_write_ = true;
+    else give_back_free_heap();
+  }
   cancel_single_flight();
   // Deferred: the caller may be walking a container the handler erases from.
   asio::post(socket_.get_executor(), [self = self()] {

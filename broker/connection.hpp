@@ -17,12 +17,13 @@
 
 #include <boost/asio/local/stream_protocol.hpp>
 
+#include "broker/output_budget.hpp"
 #include "broker/session.hpp"
 #include "common/bounded_queue.hpp"
 
 namespace signaltty::broker {
 
-class Connection final : public Session {
+class Connection final : public Session, private OutputBudget::Member {
  public:
   using Socket = boost::asio::local::stream_protocol::socket;
   // Called for every complete line (without '\n').
@@ -30,8 +31,10 @@ class Connection final : public Session {
   using CloseHandler = std::function<void(std::uint64_t session_id)>;
 
   // on_close runs once, posted after the close (never from inside it).
-  Connection(Socket socket, std::uint64_t id, std::size_t queue_cap_bytes, LineHandler on_line,
-             CloseHandler on_close);
+  // `budget` (shared by every client connection) bounds what they queue
+  // together; null: only this connection's own cap applies.
+  Connection(Socket socket, std::uint64_t id, std::size_t queue_cap_bytes,
+             std::shared_ptr<OutputBudget> budget, LineHandler on_line, CloseHandler on_close);
   ~Connection() override;
 
   // Checks SO_PEERCRED (FORBIDDEN + close for a foreign uid), then reads.
@@ -57,6 +60,11 @@ class Connection final : public Session {
   void refuse_overlong_line();
   void flush();
   void on_written();
+  void after_closed_write();
+  // Tells the budget what the queue holds now.
+  void account();
+  std::size_t queued_bytes() const override { return out_.bytes(); }
+  void shed(std::size_t total_bytes, std::size_t budget_bytes) override;
 
   Socket socket_;
   std::uint64_t id_;
@@ -70,6 +78,9 @@ class Connection final : public Session {
   bool reading_stopped_ = false;
 
   BoundedQueue<std::string> out_;    // queued + in the current async_write
+  std::shared_ptr<OutputBudget> budget_;
+  std::size_t accounted_ = 0;       // out_.bytes() as the budget last heard it
+  bool trim_after_write_ = false;   // a large queue was dropped mid-write
   std::vector<std::string> writing_;  // in the current async_write
   bool write_in_flight_ = false;
   bool closing_ = false;  // close_after_flush requested

@@ -42,6 +42,7 @@
 #include "common/close_on_exec.hpp"
 #include "common/fs.hpp"
 #include "common/heap_trim.hpp"
+#include "common/limits.hpp"
 #include "common/log.hpp"
 #include "common/protocol/ptyhost_handshake.hpp"
 
@@ -150,6 +151,9 @@ struct Server::Impl {
   asio::steady_timer accept_backoff{io};
   asio::steady_timer socket_sweep{io};
   std::unordered_map<std::uint64_t, std::shared_ptr<Connection>> connections;
+  // What every client connection queues, together: kClientQueueBudgetFactor
+  // times one client's cap.
+  std::shared_ptr<OutputBudget> output_budget;
   std::unique_ptr<LogindWatch> logind;
   std::uint64_t next_session_id = 1;
   bool stopping = false;
@@ -320,7 +324,7 @@ void Server::Impl::on_accept(Local::socket socket) {
   set_close_on_exec(socket.native_handle());
   const std::uint64_t id = next_session_id++;
   auto conn = std::make_shared<Connection>(
-      std::move(socket), id, config.client_queue_cap_bytes,
+      std::move(socket), id, config.client_queue_cap_bytes, output_budget,
       [this](const std::shared_ptr<Connection>& c, std::string_view line) {
         router->handle_line(c, line);
       },
@@ -386,6 +390,8 @@ Result<std::unique_ptr<Server>> Server::create(const Config& config) {
   const UserProcessDefaults user_defaults = harden_process();
   auto impl = std::make_unique<Impl>();
   impl->config = config;
+  impl->output_budget = std::make_shared<OutputBudget>(limits::kClientQueueBudgetFactor *
+                                                       config.client_queue_cap_bytes);
   SIGNALTTY_RETURN_IF_ERROR(impl->start_launcher(user_defaults));
   raise_fd_limit();  // after the launcher: pane programs keep the user's limit
   // Everything the broker starts from here on, the launcher starts.

@@ -27,6 +27,10 @@ inline constexpr std::size_t kPtyhostControlMaxBytes = kMaxLineBytes;
 // that stops reading is dropped once its queue passes this, so it can never
 // pin broker memory or delay other clients. Room for several max lines.
 inline constexpr std::size_t kClientQueueCapBytes = 64u << 20;
+// All clients together may have this many times one client's cap queued
+// (256 MiB by default); past it, the client holding the most is dropped,
+// so many clients that stop reading cannot pin memory between them either.
+inline constexpr std::size_t kClientQueueBudgetFactor = 4;
 
 // docs/rules.md, Replay: in-memory ring of state events.
 inline constexpr std::size_t kEventRingSize = 1024;

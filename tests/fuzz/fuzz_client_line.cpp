@@ -124,6 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool closed = false;
   auto connection = std::make_shared<broker::Connection>(
       std::move(socket), 1, std::size_t{1} << 20,
+      std::make_shared<broker::OutputBudget>(std::size_t{4} << 20),
       [](const std::shared_ptr<broker::Connection>&, std::string_view line) { take_line(line); },
       [&closed](std::uint64_t) { closed = true; });
   connection->start();

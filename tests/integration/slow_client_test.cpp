@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/limits.hpp"
 #include "tests/integration/pane_support.hpp"
 
 namespace signaltty::itest {
@@ -150,6 +151,36 @@ TEST_F(SlowClients, ThreeStuckViewersOfOnePaneAreDroppedWhileOthersAreAnswered) 
 
 TEST_F(SlowClients, StuckViewersOfTwoPanesAreDroppedWhileOthersAreAnswered) {
   run_stuck_viewers(2, 1);
+}
+
+// Many stuck viewers, each within its own cap, would hold many caps between
+// them: the clients' budget (kClientQueueBudgetFactor caps) drops the one
+// holding the most as soon as they pass it together.
+TEST_F(SlowClients, ManyStuckViewersTogetherHoldNoMoreThanTheClientsBudget) {
+  constexpr std::size_t kCap = 8u << 20;
+  constexpr int kStuck = 24;  // 192 MiB of queues at their caps; the budget is 32 MiB
+  start_with_queue_cap(kCap);
+  Client control = connect();
+  Client prober = connect();
+  const std::string workspace_id = make_workspace(control)["id"];
+  const std::string pane_id = burst_pane(control, workspace_id);
+  std::vector<Client> stuck;
+  for (int v = 0; v < kStuck; ++v) stuck.push_back(stuck_viewer(pane_id));
+  input(control, pane_id, "go\n");
+  expect_dropped_while_others_answered(prober, stuck);
+  ASSERT_TRUE(broker().running()) << all_stderr();
+  const std::uint64_t growth = vm_hwm_kib(broker().pid()) - peak_before_kib_;
+  std::cout << "[ INFO     ] broker peak grew " << (growth >> 10) << " MiB with " << kStuck
+            << " stuck viewers of " << (kCap >> 20) << " MiB caps\n";
+#if !defined(__SANITIZE_THREAD__)
+  // The budget, and room for the lines being encoded and written.
+  EXPECT_LT(growth, std::uint64_t{limits::kClientQueueBudgetFactor * kCap / 1024 + (32u << 10)});
+#endif
+  EXPECT_NE(broker().stderr_text().find("past the budget"), std::string::npos);
+  Client viewer = connect();
+  EXPECT_TRUE(viewer.call("pane.attach", {{"pane_id", pane_id}, {"mark_seen", false}})
+                  .contains("snapshot_b64"));
+  EXPECT_TRUE(broker().running()) << all_stderr();
 }
 
 TEST_F(SlowClients, StuckSubscriberIsDroppedWhileOthersAreAnswered) {
