@@ -9,12 +9,14 @@
 #pragma once
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -44,9 +46,26 @@ inline UniqueFd listen_unix_socket(const std::string& path) {
   return listener;
 }
 
+// Empty when the process is gone, even mid-read: /proc read(2)s then fail
+// with ESRCH, which std::ifstream turns into an exception.
 inline std::string proc_file(pid_t pid, const std::string& name) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/" + name, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  const std::string path = "/proc/" + std::to_string(pid) + "/" + name;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) out.clear();
+    break;
+  }
+  ::close(fd);
+  return out;
 }
 
 inline bool pid_alive(pid_t pid) {
