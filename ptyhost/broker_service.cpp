@@ -62,7 +62,7 @@ const std::array<BrokerService::Op, wire::PtyhostOps::size> BrokerService::kOps{
 BrokerService::BrokerService(Socket socket, PaneHost& host)
     : socket_(std::move(socket)),
       host_(host),
-      read_buffer_(new char[kSocketReadBytes]) {}  // not zeroed: pages untouched until read into
+      read_buffer_(kSocketReadBytes) {}
 
 void BrokerService::start() {
   send_control(protocol::encode(host_.hello()));
@@ -84,7 +84,7 @@ void BrokerService::close(std::string_view why) {
 
 void BrokerService::read_more() {
   socket_.async_read_some(
-      boost::asio::buffer(read_buffer_.get(), kSocketReadBytes),
+      boost::asio::buffer(read_buffer_.data(), kSocketReadBytes),
       [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
         self->on_read(ec, n);
       });
@@ -93,7 +93,9 @@ void BrokerService::read_more() {
 void BrokerService::on_read(const boost::system::error_code& ec, std::size_t n) {
   if (phase_ == Phase::Closed) return;
   if (ec) return close(ec == boost::asio::error::eof ? "end of stream" : ec.message());
-  reader_.append(std::string_view(read_buffer_.get(), n));
+  read_buffer_.mark_used();
+  host_.note_busy();
+  reader_.append(std::string_view(read_buffer_.data(), n));
   for (;;) {
     auto next = reader_.next();
     if (!next.ok()) return close(next.error().message);

@@ -27,6 +27,7 @@
 
 #include "common/bounded_queue.hpp"
 #include "common/errors.hpp"
+#include "common/page_buffer.hpp"
 #include "common/protocol/frame.hpp"
 #include "common/protocol/ptyhost_wire.hpp"
 
@@ -68,6 +69,9 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
   void send_output(std::uint64_t end_offset, std::string_view bytes);
   void send_event(const protocol::ptyhost::Event& event);
   void send_reply(std::uint64_t rid, Result<protocol::Json> outcome);
+  // The read buffer's pages go back to the kernel (PageBuffer): between
+  // reads it holds nothing, so any moment on the loop's thread will do.
+  void give_back_read_buffer() { read_buffer_.give_back(); }
 
  private:
   enum class Phase { AwaitingAck, Ready, Closed };
@@ -107,7 +111,7 @@ class BrokerService : public std::enable_shared_from_this<BrokerService> {
   std::uint64_t features_ = 0;  // negotiated: ours & the broker's
   bool streaming_ = false;
   protocol::FrameReader reader_;
-  std::unique_ptr<char[]> read_buffer_;
+  PageBuffer read_buffer_;
   // Waiting to be written; past kOutQueueHardCapBytes the broker is dropped.
   BoundedQueue<std::string> queue_{kOutQueueHardCapBytes, OverflowPolicy::kDropReader};
   std::vector<std::string> inflight_;  // being written now (still counted in queue_)

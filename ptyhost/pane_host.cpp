@@ -118,15 +118,14 @@ PaneHost::PaneHost(boost::asio::io_context& io, std::string pane_id, PaneSocket 
       stop_deadline_(io),
       stall_timer_(io),
       foreground_poll_(io),
+      quiet_check_(io),
       master_(io),
       input_(io, master_,
              [this](std::uint64_t rid, Result<Json> outcome) {
                if (broker_) broker_->send_reply(rid, std::move(outcome));
              }),
       terminal_(std::make_unique<Terminal>(
-          TerminalSize{pane_limits::kPaneColsDefault, pane_limits::kPaneRowsDefault})),
-      read_buffer_(new char[kReadChunkBytes]),  // not zeroed: an idle pane never touches most of it
-      meta_(Json::object()) {
+          TerminalSize{pane_limits::kPaneColsDefault, pane_limits::kPaneRowsDefault})) {
   // Answers to the program's terminal queries (DA, DSR): ours only while
   // no viewer streams, since a viewer's own terminal answers them too.
   terminal_->set_reply_sink([this](std::string_view bytes) {
@@ -247,7 +246,7 @@ wire::Hello PaneHost::hello() const {
   h.title = std::string(terminal_->title());
   h.exited = exit_;
   h.exit_collected = exit_collected_;
-  h.meta = meta_;
+  h.meta = Json::parse(meta_);  // our own dump of a document the decoder accepted
   return h;
 }
 
@@ -259,7 +258,7 @@ Result<wire::SpawnReply> PaneHost::spawn(const wire::SpawnRequest& request) {
   SIGNALTTY_RETURN_IF_ERROR(check_spawn_request(request));
   spawn_attempted_ = true;
   spawn_wait_.cancel();
-  if (!request.meta.is_null()) meta_ = request.meta;
+  if (!request.meta.is_null()) meta_ = request.meta.dump();
   wire::SpawnReply reply;
   const std::vector<std::string>* argv = &request.argv;
   if (const auto& probe = request.probe) {
@@ -290,9 +289,9 @@ Status PaneHost::start_program(const wire::SpawnRequest& request,
     return Error{ErrorCode::Internal, "the ptyhost could not confine itself"};
   }
   // Setting up (the spawn, the seccomp filter's rule database, the first
-  // resize) leaves freed pages inside the heap; give them back before the
-  // pane goes idle, when most panes stay.
-  give_back_free_heap();
+  // resize, the reply and the broker's first requests) leaves freed pages
+  // inside the heap: they go back once the pane is quiet.
+  note_busy();
   arm_read();
   arm_foreground_check(0);
   return {};
@@ -345,6 +344,34 @@ void PaneHost::arm_stall_timer() {
   });
 }
 
+void PaneHost::note_busy() {
+  if (quiet_check_armed_) {
+    busy_since_check_ = true;
+    return;
+  }
+  arm_quiet_check();
+}
+
+void PaneHost::arm_quiet_check() {
+  quiet_check_armed_ = true;
+  busy_since_check_ = false;
+  quiet_check_.expires_after(kQuietGiveBack);
+  quiet_check_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) on_quiet();
+  });
+}
+
+// Runs kQuietGiveBack to twice that after the last read; a pane that stays
+// busy costs re-arming one timer a second, nothing per read.
+void PaneHost::on_quiet() {
+  if (busy_since_check_) return arm_quiet_check();
+  quiet_check_armed_ = false;
+  read_buffer_.give_back();
+  if (broker_) broker_->give_back_read_buffer();
+  for (const auto& pending : pending_) pending->give_back_read_buffer();
+  give_back_free_heap();
+}
+
 // Reads until the PTY has nothing more or one chunk is full, and feeds what
 // it read on.
 PaneHost::Drain PaneHost::drain_pty() {
@@ -352,7 +379,7 @@ PaneHost::Drain PaneHost::drain_pty() {
   bool eof = false;
   while (filled < kReadChunkBytes) {
     const ssize_t n =
-        ::read(master_.native_handle(), read_buffer_.get() + filled, kReadChunkBytes - filled);
+        ::read(master_.native_handle(), read_buffer_.data() + filled, kReadChunkBytes - filled);
     if (n > 0) {
       filled += static_cast<std::size_t>(n);
     } else if (n < 0 && errno == EINTR) {
@@ -362,7 +389,11 @@ PaneHost::Drain PaneHost::drain_pty() {
       break;
     }
   }
-  if (filled > 0) process_output(std::string_view(read_buffer_.get(), filled));
+  if (filled > 0) {
+    read_buffer_.mark_used();
+    note_busy();
+    process_output(std::string_view(read_buffer_.data(), filled));
+  }
   if (eof) return Drain::Eof;
   return filled > 0 ? Drain::Some : Drain::Nothing;
 }
@@ -599,7 +630,7 @@ Result<protocol::Empty> PaneHost::collect_exit(const wire::CollectExitRequest&) 
 }
 
 Result<protocol::Empty> PaneHost::set_meta(const wire::SetMetaRequest& request) {
-  meta_ = request.meta;
+  meta_ = request.meta.dump();
   return protocol::Empty{};
 }
 

@@ -33,6 +33,7 @@
 #include "common/protocol/ptyhost_wire.hpp"
 #include "ptyhost/osc_scanner.hpp"
 #include "ptyhost/pane_socket.hpp"
+#include "common/page_buffer.hpp"
 #include "ptyhost/pty_input.hpp"
 #include "ptyhost/pty_spawn.hpp"
 #include "ptyhost/terminal.hpp"
@@ -49,6 +50,11 @@ inline constexpr std::size_t kReadChunkBytes = 64u << 10;
 inline constexpr std::array<std::chrono::milliseconds, 3> kForegroundChecksAfterInput{
     std::chrono::milliseconds(100), std::chrono::milliseconds(500),
     std::chrono::milliseconds(2000)};
+// A pane that read nothing from its PTY or its broker for this long gives
+// back the pages its read buffers touched and its free heap: a burst of
+// output leaves nothing resident behind it once the pane is idle, which is
+// how most panes spend their time.
+inline constexpr std::chrono::milliseconds kQuietGiveBack{1000};
 // Input bytes queued towards the PTY before more input is RATE_LIMITED.
 inline constexpr std::size_t kInputQueueCapBytes = 8u << 20;
 
@@ -92,6 +98,8 @@ class PaneHost {
   // The broker took in queued output: reading the PTY may go on.
   void broker_took_output();
   void broker_closed(const BrokerService* which);
+  // The broker service read something: the pane is not quiet.
+  void note_busy();
 
  private:
   void accept_next();
@@ -111,6 +119,9 @@ class PaneHost {
   void pause_reading();
   void resume_reading();
   void arm_stall_timer();
+  // kQuietGiveBack: checks once per period while the pane is busy.
+  void arm_quiet_check();
+  void on_quiet();
   // Eof: EOF/EIO; Nothing: the PTY had nothing; Some: bytes were read and
   // fed on (the PTY may have more by the time they were processed).
   enum class Drain { Eof, Nothing, Some };
@@ -144,11 +155,12 @@ class PaneHost {
   boost::asio::steady_timer stop_deadline_;
   boost::asio::steady_timer stall_timer_;
   boost::asio::steady_timer foreground_poll_;
+  boost::asio::steady_timer quiet_check_;
   boost::asio::posix::stream_descriptor master_;
   PtyInput input_;
   std::unique_ptr<Terminal> terminal_;
   OscScanner osc_;
-  std::unique_ptr<char[]> read_buffer_;
+  PageBuffer read_buffer_{kReadChunkBytes};
   std::shared_ptr<BrokerService> broker_;  // past the handshake: the live one
   std::vector<std::shared_ptr<BrokerService>> pending_;  // awaiting HelloAck
 
@@ -156,6 +168,8 @@ class PaneHost {
   bool spawn_attempted_ = false;
   bool pty_eof_ = false;
   bool read_paused_ = false;  // the broker's backlog is past the high-water mark
+  bool quiet_check_armed_ = false;
+  bool busy_since_check_ = false;  // something was read since quiet_check_ was armed
   std::optional<ChildExit> reaped_;                        // reaped, not yet reported
   std::optional<protocol::ptyhost::ExitStatus> exit_;      // reported
   bool exit_collected_ = false;
@@ -163,7 +177,10 @@ class PaneHost {
   bool exit_requested_ = false;
   int exit_status_ = 0;
   std::uint64_t output_offset_ = 0;
-  protocol::Json meta_;
+  // The broker's pane record, kept as its JSON text: one allocation, where
+  // the parsed document would be dozens of small ones pinning heap pages
+  // for the pane's whole life. Parsed only for a Hello.
+  std::string meta_ = "{}";
   bool screen_notified_ = false;  // screen_changed sent, no rearming `screen` since
   pid_t foreground_pgid_ = 0;     // last reported; 0 before the first report
 };

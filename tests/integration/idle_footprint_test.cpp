@@ -1,0 +1,79 @@
+// tests/integration/idle_footprint_test.cpp: a pane that went quiet gives
+// back what its bursts left resident (ptyhost/pane_host.hpp,
+// kQuietGiveBack; common/page_buffer.hpp): the pages of its PTY and broker
+// read buffers go back to the kernel, and come back when output does.
+// Runs in: the integration test binary.
+#include <fstream>
+#include <sstream>
+
+#include "tests/integration/pane_support.hpp"
+
+namespace signaltty::itest {
+namespace {
+namespace SIGNALTTY_UNITY_ID {
+
+using IdleFootprint = PaneTest;
+
+// Resident KiB of the ptyhost's read buffers: its anonymous mappings of
+// one or two 64 KiB buffers (the kernel merges adjacent ones). Its other
+// anonymous mappings (the tail of .bss, malloc's own maps of 128 KiB and
+// more, which carry a header page) have other sizes.
+std::size_t read_buffers_resident_kib(pid_t ptyhost) {
+  std::istringstream smaps(proc_file(ptyhost, "smaps"));
+  std::size_t total = 0;
+  bool counting = false;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      std::string perms, offset, dev, inode, path;
+      head >> perms >> offset >> dev >> inode >> path;
+      const unsigned long size = hi - lo;
+      counting = path.empty() && (size == 64u << 10 || size == 128u << 10);
+      continue;
+    }
+    if (counting && line.starts_with("Rss:")) total += std::stoul(line.substr(4));
+  }
+  return total;
+}
+
+TEST_F(IdleFootprint, AQuietPaneGivesBackItsReadBuffersAndTakesThemAgainForOutput) {
+  start();
+  Client client = connect();
+  // Output flows until the test lets the pane go quiet: the buffers are
+  // sampled while it is certainly busy.
+  const std::string stop = dirs_.home() + "/stop";
+  Json pane = spawn(client, make_workspace(client)["id"],
+                    {"/bin/sh", "-c",
+                     "while [ ! -e " + stop + " ]; do head -c 262144 /dev/zero | tr '\\0' x; done;"
+                     " echo; echo went-quiet; read line; head -c 262144 /dev/zero | tr '\\0' y;"
+                     " echo; echo busy-again; exec sleep 1000"});
+  const std::string id = pane["id"];
+  const pid_t ptyhost = pane["ptyhost_pid"].get<pid_t>();
+  wait_output(client, id, "xxxxxxxx");
+  std::size_t busy = 0;
+  // Reads fill the PTY buffer as far as the PTY has bytes; under steady
+  // output most of it is touched within a few wakeups.
+  ASSERT_TRUE(wait_until([&] { return (busy = read_buffers_resident_kib(ptyhost)) >= 32; }))
+      << "busy pane's read buffers hold " << busy << " KiB";
+
+  { std::ofstream(stop).put('\n'); }
+  wait_output(client, id, "went-quiet");
+  std::size_t quiet = busy;
+  EXPECT_TRUE(wait_until([&] { return (quiet = read_buffers_resident_kib(ptyhost)) == 0; },
+                         deadline_after()))
+      << "still " << quiet << " KiB resident after the pane went quiet";
+
+  // The buffers are usable as before: the next burst arrives whole.
+  input(client, id, "\n");
+  wait_output(client, id, "busy-again");
+  const Json tail = client.call("pane.read", {{"pane_id", id}, {"lines", 3}});
+  EXPECT_NE(tail.dump().find("yyyyyyyy"), std::string::npos) << tail.dump();
+}
+
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
+}  // namespace
+}  // namespace signaltty::itest
