@@ -3,12 +3,8 @@
 #include "broker/pane_tokens.hpp"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
 
 #include "common/fs.hpp"
-#include "common/hex.hpp"
 #include "common/ids.hpp"
 #include "common/log.hpp"
 #include "common/openssl_init.hpp"
@@ -23,7 +19,8 @@ constexpr std::size_t kMacHexDigits = 64;
 }  // namespace
 
 Result<PaneTokens> PaneTokens::load_or_create(const std::string& state_dir) {
-  if (!openssl_ready()) return Error{ErrorCode::Internal, "OpenSSL did not initialise"};
+  // Before any token is minted or checked (openssl_init.hpp).
+  SIGNALTTY_RETURN_IF_ERROR(crypto_self_test());
   const std::string path = fs::join(state_dir, kKeyFile);
   Key key{};
   if (fs::exists(path)) {
@@ -35,7 +32,7 @@ Result<PaneTokens> PaneTokens::load_or_create(const std::string& state_dir) {
     log::warn(path + " is not a " + std::to_string(kKeyBytes) +
               "-byte key; making a new one (running panes' tokens stop working)");
   }
-  if (RAND_bytes(key.data(), static_cast<int>(key.size())) != 1)
+  if (!fill_random(key))
     return Error{ErrorCode::IoError, "no random bytes for the pane token key"};
   std::string_view bytes(reinterpret_cast<const char*>(key.data()), key.size());
   SIGNALTTY_RETURN_IF_ERROR(fs::write_file_durable(path, bytes, 0600));
@@ -43,11 +40,7 @@ Result<PaneTokens> PaneTokens::load_or_create(const std::string& state_dir) {
 }
 
 std::string PaneTokens::mac_hex(std::string_view pane_id) const {
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()),
-       reinterpret_cast<const unsigned char*>(pane_id.data()), pane_id.size(), mac, &len);
-  return to_hex(mac, len);
+  return hmac_sha256_hex(key_, pane_id);
 }
 
 std::string PaneTokens::token_for(std::string_view pane_id) const {

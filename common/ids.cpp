@@ -14,15 +14,20 @@
 
 namespace signaltty {
 
-std::string new_id(std::string_view prefix) {
-  std::array<std::uint8_t, 16> bytes{};
+bool fill_random(std::span<std::uint8_t> out) {
   std::size_t got = 0;
-  while (got < bytes.size()) {
-    ssize_t n = ::getrandom(bytes.data() + got, bytes.size() - got, 0);
+  while (got < out.size()) {
+    const ssize_t n = ::getrandom(out.data() + got, out.size() - got, 0);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::runtime_error("getrandom failed");  // invariant: kernel CSPRNG
+    if (n < 0) return false;
     got += static_cast<std::size_t>(n);
   }
+  return true;
+}
+
+std::string new_id(std::string_view prefix) {
+  std::array<std::uint8_t, 16> bytes{};
+  if (!fill_random(bytes)) throw std::runtime_error("getrandom failed");  // invariant: kernel CSPRNG
   std::string out(prefix);
   out.push_back('_');
   append_hex(out, bytes.data(), bytes.size());

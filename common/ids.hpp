@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -14,6 +16,12 @@ namespace signaltty {
 inline constexpr std::size_t kIdHexDigits = 32;
 // The prefix of pane ids ("pane_…").
 inline constexpr std::string_view kPaneIdPrefix = "pane";
+
+// Fills `out` from the kernel CSPRNG (getrandom(2)); false only if the
+// kernel refuses, never short. The one source of random bytes: ids and the
+// pane token key. It needs no library state, unlike OpenSSL's DRBG, whose
+// start-up alone kept about 0.25 MiB resident in the broker.
+bool fill_random(std::span<std::uint8_t> out);
 
 // A fresh random id, e.g. new_id("ws") → "ws_3f2a…" (32 hex digits).
 std::string new_id(std::string_view prefix);

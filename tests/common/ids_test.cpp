@@ -2,6 +2,11 @@
 // the one pane-id check every process uses for names of sockets and files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
 #include "common/ids.hpp"
 
 namespace signaltty {
@@ -26,6 +31,18 @@ TEST(PaneId, PrefixedIdsOfOtherKinds) {
   EXPECT_TRUE(is_id_with_prefix(new_id("ws"), "ws"));
   EXPECT_FALSE(is_id_with_prefix(new_id("ws"), "w"));
   EXPECT_FALSE(is_id_with_prefix(new_id("ws"), ""));
+}
+
+TEST(FillRandom, FillsEveryByteAndNeverRepeats) {
+  // A run of 64 zero bytes or two equal draws would mean the buffer was
+  // not filled.
+  std::vector<std::uint8_t> a(4096), b(4096);
+  ASSERT_TRUE(fill_random(a));
+  ASSERT_TRUE(fill_random(b));
+  EXPECT_NE(a, b);
+  const std::vector<std::uint8_t> zeros(64, 0);
+  EXPECT_EQ(std::search(a.begin(), a.end(), zeros.begin(), zeros.end()), a.end());
+  EXPECT_TRUE(fill_random(std::span<std::uint8_t>()));
 }
 
 }  // namespace SIGNALTTY_UNITY_ID
