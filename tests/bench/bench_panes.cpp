@@ -13,8 +13,9 @@
 //      120x40 PTY whose terminal output is read and dropped;
 //   2. memory (RSS, PSS, private): a fresh idle ptyhost, one idle ptyhost
 //      after 6000 lines of 120 columns (5000 kept), and the broker before
-//      and with 50 idle panes, against the tmux server holding the same
-//      (history-limit 5000);
+//      and with 50 idle panes (its launcher reported beside them), against
+//      the tmux server holding the same (history-limit 5000); "idle" means
+//      quiet for kIdleSettle, on both sides;
 //   3. latency: `echo hi$((N+0))` typed into a shell pane until the line
 //      `hiN` comes back on an attached connection, against tmux control mode;
 //   4. restart-to-ready: SIGKILL the broker over 50 live panes and time a new
@@ -93,6 +94,11 @@ constexpr std::chrono::milliseconds kMarkerPoll{10};
 constexpr std::chrono::milliseconds kReadyPoll{1};
 constexpr std::chrono::milliseconds kRssSamplePeriod{100};
 constexpr std::chrono::seconds kRssSettle{3};
+// An idle pane is one that has printed nothing for a while: a ptyhost gives
+// back its read buffers and free heap once it has read nothing for a
+// second, checking once a second (kQuietGiveBack in ptyhost/pane_host.hpp),
+// so idle footprints are taken this long after the last spawn or output.
+constexpr std::chrono::milliseconds kIdleSettle{2500};
 constexpr std::chrono::seconds kRunTimeout{180};
 // A stream that delivers nothing for this long while the payload runs has
 // stalled: the run fails (and says so) instead of waiting out kRunTimeout.
@@ -823,6 +829,24 @@ std::vector<pid_t> rig_processes(const TempDirs& dirs) {
   return out;
 }
 
+// The broker's launcher: the child it forks before it confines itself
+// (comm "sigtty-launcher"); 0 if there is none.
+pid_t launcher_of(pid_t broker) {
+  std::unique_ptr<DIR, int (*)(DIR*)> proc(::opendir("/proc"), ::closedir);
+  while (const dirent* e = proc ? ::readdir(proc.get()) : nullptr) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+    if (pid <= 0 || proc_text(pid, "comm") != "sigtty-launcher\n") continue;
+    const std::string stat = proc_text(pid, "stat");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == broker) return pid;
+  }
+  return 0;
+}
+
 // A broker on fresh temporary dirs, one client and one workspace. Each pane
 // gets a tab of its own, so every pane is 120x40.
 class SignalttyRig {
@@ -1445,6 +1469,7 @@ struct MemoryFigures {
   Footprint sig_fifty;           // broker + 50 ptyhosts
   Footprint sig_broker;
   Footprint sig_broker_empty;    // the same broker before its first pane
+  Footprint sig_launcher;        // the broker's launcher (not in sig_fifty)
   Footprint tmux_fifty;          // the server with 50 windows
   std::vector<SignalttyRig::Restart> restarts;
 };
@@ -1456,10 +1481,12 @@ void measure_history(const TempDirs& files, const std::string& tmux_path, Memory
   {
     SignalttyRig rig;
     Json fresh = rig.spawn({"/bin/sh", "-c", "exec sleep 100000"});
+    pause_for(kIdleSettle);
     f.ptyhost_fresh = settled_footprint(fresh["ptyhost_pid"].get<pid_t>());
     Json pane = rig.spawn(print_then_idle_argv(lines_file, marker));
     rig.wait_output(pane, marker);
     f.history_lines = rig.client().call("pane.get", {{"pane_id", pane["id"]}})["pane"]["scrollback_len"];
+    pause_for(kIdleSettle);
     f.ptyhost_history = settled_footprint(pane["ptyhost_pid"].get<pid_t>());
   }
   TmuxServer tmux(files, tmux_path, "hist");
@@ -1473,6 +1500,7 @@ void measure_history(const TempDirs& files, const std::string& tmux_path, Memory
     pause_for(kMarkerPoll);
   }
   f.tmux_history_lines = tmux.run({"display", "-p", "-t", "hist", "#{history_size}"});
+  pause_for(kIdleSettle);
   f.tmux_history = settled_footprint(tmux.pid());
 }
 
@@ -1482,8 +1510,10 @@ void measure_fifty_and_restart(const TempDirs& files, const std::string& tmux_pa
     f.sig_broker_empty = settled_footprint(rig.broker_pid());
     std::vector<Json> panes;
     for (int i = 0; i < kIdlePanes; ++i) panes.push_back(rig.spawn({"/bin/sh", "-c", "exec sleep 100000"}));
+    pause_for(kIdleSettle);
     f.sig_broker = settled_footprint(rig.broker_pid());
     f.sig_fifty = f.sig_broker;
+    if (const pid_t launcher = launcher_of(rig.broker_pid())) f.sig_launcher = settled_footprint(launcher);
     for (const Json& p : panes) f.sig_fifty += settled_footprint(p["ptyhost_pid"].get<pid_t>());
     for (int round = 1; round <= kRestartRounds; ++round) {
       f.restarts.push_back(rig.kill_and_restart(kIdlePanes));
@@ -1500,6 +1530,7 @@ void measure_fifty_and_restart(const TempDirs& files, const std::string& tmux_pa
   tmux.run(args);
   const std::string count = tmux.run({"display", "-p", "-t", "idle", "#{session_windows}"});
   if (count != std::to_string(kIdlePanes)) throw HarnessError("tmux has " + count + " windows");
+  pause_for(kIdleSettle);
   f.tmux_fifty = settled_footprint(tmux.pid());
 }
 
@@ -1691,10 +1722,11 @@ void print_memory(const MemoryFigures& m) {
   const auto ratio_of = [](const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b) {
     return a && b ? static_cast<double>(*a) / static_cast<double>(*b) : 0.0;
   };
-  std::printf("memory %d idle panes: signaltty broker + %d ptyhosts %s (broker alone %s);"
-              " tmux server %s; ratio RSS %.1fx, PSS %.1fx\n",
+  std::printf("memory %d idle panes: signaltty broker + %d ptyhosts %s (broker alone %s;"
+              " its launcher, not in the sum: %s); tmux server %s; ratio RSS %.1fx, PSS %.1fx\n",
               kIdlePanes, kIdlePanes, footprint_text(m.sig_fifty).c_str(),
-              footprint_text(m.sig_broker).c_str(), footprint_text(m.tmux_fifty).c_str(),
+              footprint_text(m.sig_broker).c_str(), footprint_text(m.sig_launcher).c_str(),
+              footprint_text(m.tmux_fifty).c_str(),
               ratio_of(m.sig_fifty.rss_kib, m.tmux_fifty.rss_kib),
               ratio_of(m.sig_fifty.pss_kib, m.tmux_fifty.pss_kib));
   const auto pss = [](const Footprint& f) { return f.pss_kib ? static_cast<double>(*f.pss_kib) : -1.0; };
