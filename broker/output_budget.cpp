@@ -12,6 +12,8 @@ void OutputBudget::moved(std::size_t before, std::size_t after) {
     Member* member = largest();
     if (member == nullptr) break;
     member->shed(total_bytes_, budget_bytes_);
+    // A connection withdraws itself as it closes; this one is for a member
+    // that does not, so that it is never chosen twice and the loop ends.
     withdraw(*member);
   }
   shedding_ = false;
