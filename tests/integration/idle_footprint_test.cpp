@@ -14,6 +14,7 @@ namespace SIGNALTTY_UNITY_ID {
 
 using IdleFootprint = PaneTest;
 
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 // Resident KiB of the ptyhost's read buffers: its anonymous mappings of
 // one or two 64 KiB buffers (the kernel merges adjacent ones). Its other
 // anonymous mappings (the tail of .bss, malloc's own maps of 128 KiB and
@@ -38,6 +39,7 @@ std::size_t read_buffers_resident_kib(pid_t ptyhost) {
   }
   return total;
 }
+#endif
 
 TEST_F(IdleFootprint, AQuietPaneGivesBackItsReadBuffersAndTakesThemAgainForOutput) {
   start();
@@ -53,6 +55,14 @@ TEST_F(IdleFootprint, AQuietPaneGivesBackItsReadBuffersAndTakesThemAgainForOutpu
   const std::string id = pane["id"];
   const pid_t ptyhost = pane["ptyhost_pid"].get<pid_t>();
   wait_output(client, id, "xxxxxxxx");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The sanitizers' allocators map regions of the same sizes of their own,
+  // so the buffers cannot be told apart here; the release build checks
+  // their residency, and this build that they still work afterwards.
+  (void)ptyhost;
+  { std::ofstream(stop).put('\n'); }
+  wait_output(client, id, "went-quiet");
+#else
   std::size_t busy = 0;
   // Reads fill the PTY buffer as far as the PTY has bytes; under steady
   // output most of it is touched within a few wakeups.
@@ -65,6 +75,7 @@ TEST_F(IdleFootprint, AQuietPaneGivesBackItsReadBuffersAndTakesThemAgainForOutpu
   EXPECT_TRUE(wait_until([&] { return (quiet = read_buffers_resident_kib(ptyhost)) == 0; },
                          deadline_after()))
       << "still " << quiet << " KiB resident after the pane went quiet";
+#endif
 
   // The buffers are usable as before: the next burst arrives whole.
   input(client, id, "\n");
