@@ -250,6 +250,11 @@ class Supervisor {
   std::string tail_path_of(const std::string& pane_id) const;
   std::optional<std::string> saved_tail(const std::string& pane_id);
   void refresh_tail(const std::string& pane_id, bool force, std::function<void()> done = {});
+  // Reads the newest `lines` of the ring and writes the tail (or asks again
+  // for the whole ring when they fall short of kTailMaxBytes); `head` is the
+  // rendered head the probe saw.
+  void read_tail(const std::string& pane_id, std::uint64_t head, int lines,
+                 std::function<void()> done);
   void write_tail(const std::string& pane_id, std::string text);
   void delete_tail(const std::string& pane_id);
   void arm_tail_timer();

@@ -27,7 +27,13 @@ struct DirCloser {
 
 constexpr std::string_view kHistoryDir = "history";
 constexpr std::string_view kTailSuffix = ".tail";
-// A tail read asks for the whole ring; the file keeps its last 64 KiB.
+// A tail is the last kTailMaxBytes of the ring. It is asked for in at most
+// two reads: kTailFirstLines, which at the 60-odd bytes of a typical line
+// fill it, and the whole ring only when those fell short and there is more
+// (short lines). Asking for the whole ring each time made the ptyhost render
+// all of it (5000 lines, some 600 KB) every time a busy pane's history
+// moved, and left it holding about 0.7 MiB more once idle.
+constexpr int kTailFirstLines = 1024;
 constexpr int kTailReadLines = static_cast<int>(protocol::kReadLinesMax);
 // save_tails_now gives up waiting after this long.
 constexpr std::chrono::milliseconds kSaveTailsBudget{1500};
@@ -159,15 +165,25 @@ void Supervisor::refresh_tail(const std::string& pane_id, bool force, std::funct
     if (h->tail_head && *h->tail_head != head)
       store_.note_output(pane_id, std::chrono::steady_clock::now());
     if (!force && h->tail_head == head) return done();
-    const wire::ReadRequest full{protocol::ReadMode::Tail, kTailReadLines, true, 0};
-    h->link->read(full, [this, alive, pane_id, head, done](Result<wire::ReadReply> t, std::string) {
-      Host* h = alive.expired() ? nullptr : host(pane_id);
-      if (h && t.ok()) {
-        h->tail_head = head;
-        write_tail(pane_id, last_lines_within(std::move(t->text)));
-      }
-      done();
-    });
+    read_tail(pane_id, head, kTailFirstLines, std::move(done));
+  });
+}
+
+void Supervisor::read_tail(const std::string& pane_id, std::uint64_t head, int lines,
+                           std::function<void()> done) {
+  Host* h = host(pane_id);
+  if (!h || !h->link->ready()) return done();
+  std::weak_ptr<int> alive = alive_;
+  const wire::ReadRequest tail{protocol::ReadMode::Tail, lines, true, 0};
+  h->link->read(tail, [this, alive, pane_id, head, lines, done](Result<wire::ReadReply> t,
+                                                                std::string) {
+    Host* h = alive.expired() ? nullptr : host(pane_id);
+    if (!h || !t.ok()) return done();
+    if (t->truncated && t->text.size() < kTailMaxBytes && lines < kTailReadLines)
+      return read_tail(pane_id, head, kTailReadLines, done);
+    h->tail_head = head;
+    write_tail(pane_id, last_lines_within(std::move(t->text)));
+    done();
   });
 }
 

@@ -1,0 +1,63 @@
+// tests/integration/pane_tail_test.cpp: what a live pane's saved tail
+// (`history/<pane_id>.tail`, docs/rules.md "Tails") holds: the last 64 KiB
+// of its rendered lines, whether they are short lines, which take the whole
+// ring to fill it, or long ones, of which only the newest are read
+// (broker/supervisor_tails.cpp, kTailFirstLines).
+// Runs in: the integration test binary.
+#include "tests/integration/pane_support.hpp"
+
+namespace signaltty::itest {
+namespace {
+namespace SIGNALTTY_UNITY_ID {
+
+using PaneTail = PaneTest;
+
+constexpr std::size_t kTailMaxBytes = 64u << 10;
+
+std::string saved_tail_holding(const TempDirs& dirs, const std::string& pane_id,
+                               const std::string& marker) {
+  const std::string path = dirs.state_file("history/" + pane_id + ".tail");
+  std::string text;
+  wait_until([&] {
+    text = path_exists(path) ? read_text_file(path) : "";
+    return text.find(marker) != std::string::npos;
+  }, deadline_after(std::chrono::seconds(15)));
+  return text;
+}
+
+TEST_F(PaneTail, ShortLinesFillTheTailFromTheWholeRing) {
+  start();
+  Client client = connect();
+  // 30000 lines of at most 6 bytes: the ring keeps the newest 5000 and the
+  // screen's, some 30 KB in all, under the tail's 64 KiB: all of them are
+  // in the tail, including lines far older than the first 1024.
+  Json pane = spawn(client, make_workspace(client)["id"],
+                    {"/bin/sh", "-c", "seq 1 30000; echo seq-done; exec sleep 1000"});
+  const std::string tail = saved_tail_holding(dirs_, pane["id"], "seq-done");
+  ASSERT_NE(tail.find("seq-done"), std::string::npos) << "no tail with the last line was saved";
+  EXPECT_NE(tail.find("\n25500\n"), std::string::npos)
+      << "the tail stops short of the ring: " << tail.substr(0, 80);
+  EXPECT_LE(tail.size(), kTailMaxBytes);
+}
+
+TEST_F(PaneTail, LongLinesKeepTheNewest64KiB) {
+  start();
+  Client client = connect();
+  // 3000 lines of 100 bytes: the newest 64 KiB, cut at a line start.
+  Json pane = spawn(client, make_workspace(client)["id"],
+                    {"/bin/sh", "-c",
+                     "i=0; while [ $i -lt 3000 ]; do i=$((i+1));"
+                     " printf 'long-%05d-%093d\\n' $i 0; done; echo long-done; exec sleep 1000"});
+  const std::string tail = saved_tail_holding(dirs_, pane["id"], "long-done");
+  ASSERT_NE(tail.find("long-done"), std::string::npos) << "no tail with the last line was saved";
+  EXPECT_LE(tail.size(), kTailMaxBytes);
+  EXPECT_GT(tail.size(), kTailMaxBytes - 200) << "the tail holds less than it may";
+  EXPECT_EQ(tail.find("long-"), 0u) << "the tail does not start at a line: " << tail.substr(0, 40);
+  EXPECT_NE(tail.find("long-03000-"), std::string::npos);
+  EXPECT_EQ(tail.find("long-02000-"), std::string::npos) << "the tail holds more than 64 KiB of lines";
+}
+
+}  // namespace SIGNALTTY_UNITY_ID
+using namespace SIGNALTTY_UNITY_ID;
+}  // namespace
+}  // namespace signaltty::itest
