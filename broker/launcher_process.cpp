@@ -36,6 +36,13 @@ constexpr int kChannelFd = 3;
 constexpr int kReportFd = 3;
 constexpr int kExitExecFailed = 127;
 const std::string kPtyhostEnvPath = "PATH=" + std::string(kDefaultPathList);
+// No per-thread malloc cache in the ptyhost. glibc keeps up to seven freed
+// chunks of each small size there for good, never merged or trimmed; in a
+// process that idles for most of its life they pinned about 37 KiB of heap
+// pages per pane (an idle 120x40 pane: 259 KiB PSS with it, 222 without).
+// glibc 2.36 has no call to change it at run time, only this tunable. The
+// pane's program never sees it: its environment is the spawn's own.
+constexpr const char* kPtyhostEnvMalloc = "GLIBC_TUNABLES=glibc.malloc.tcache_count=0";
 // The second word of a hook request (never a pane id).
 constexpr std::string_view kHookWord = "hook";
 constexpr std::string_view kGitWord = "git";
@@ -63,7 +70,7 @@ std::string err_body(int err, std::string_view what) {
   const char* argv[] = {"signaltty-ptyhost", "--pane",  pane_id.c_str(), "--dir",
                         cfg.panes_dir.c_str(), "--broker-socket", cfg.broker_socket.c_str(),
                         nullptr};
-  const char* envp[] = {kPtyhostEnvPath.c_str(), nullptr};
+  const char* envp[] = {kPtyhostEnvPath.c_str(), kPtyhostEnvMalloc, nullptr};
   ::execve(cfg.ptyhost_path.c_str(), const_cast<char* const*>(argv),
            const_cast<char* const*>(envp));
   const int err = errno;

@@ -1,5 +1,6 @@
 // tests/integration/idle_footprint_test.cpp: a pane that went quiet gives
-// back what its bursts left resident (ptyhost/pane_host.hpp,
+// back what its bursts left resident, and its ptyhost runs without glibc's
+// per-thread malloc cache (ptyhost/pane_host.hpp,
 // kQuietGiveBack; common/page_buffer.hpp): the pages of its PTY and broker
 // read buffers go back to the kernel, and come back when output does.
 // Runs in: the integration test binary.
@@ -82,6 +83,22 @@ TEST_F(IdleFootprint, AQuietPaneGivesBackItsReadBuffersAndTakesThemAgainForOutpu
   wait_output(client, id, "busy-again");
   const Json tail = client.call("pane.read", {{"pane_id", id}, {"lines", 3}});
   EXPECT_NE(tail.dump().find("yyyyyyyy"), std::string::npos) << tail.dump();
+}
+
+// broker/launcher_process.cpp, kPtyhostEnvMalloc: the ptyhost runs without
+// glibc's per-thread cache; the program in the pane is not touched by it.
+TEST_F(IdleFootprint, OnlyThePtyhostRunsWithoutGlibcsPerThreadMallocCache) {
+  start();
+  Client client = connect();
+  Json pane = spawn(client, make_workspace(client)["id"], {"/bin/sh", "-c", "exec sleep 1000"});
+  const pid_t ptyhost = pane["ptyhost_pid"].get<pid_t>();
+  const pid_t program = pane["pid"].get<pid_t>();
+  const std::string ptyhost_env = proc_file(ptyhost, "environ");
+  EXPECT_NE(ptyhost_env.find(std::string("GLIBC_TUNABLES=glibc.malloc.tcache_count=0") + '\0'),
+            std::string::npos);
+  const std::string program_env = proc_file(program, "environ");
+  ASSERT_FALSE(program_env.empty());
+  EXPECT_EQ(program_env.find("GLIBC_TUNABLES"), std::string::npos);
 }
 
 }  // namespace SIGNALTTY_UNITY_ID

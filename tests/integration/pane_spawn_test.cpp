@@ -123,7 +123,10 @@ TEST_F(PaneSpawn, PtyhostIsLaunchedOutsideTheBrokersTreeWithACleanEnvironmentAnd
   EXPECT_NE(::getsid(host), ::getsid(broker_pid));
   EXPECT_EQ(::getsid(host), host) << "the ptyhost leads its own session";
   EXPECT_NE(::getsid(pane["pid"].get<pid_t>()), ::getsid(broker_pid));
-  EXPECT_EQ(environ_of(host), std::string("PATH=/usr/local/bin:/usr/bin:/bin\0", 34));
+  // PATH, and glibc without its per-thread malloc cache (launcher_process.cpp).
+  using namespace std::string_literals;
+  EXPECT_EQ(environ_of(host),
+            "PATH=/usr/local/bin:/usr/bin:/bin\0GLIBC_TUNABLES=glibc.malloc.tcache_count=0\0"s);
   std::size_t fds = 0;
   std::unique_ptr<DIR, DirCloser> dir(::opendir(("/proc/" + std::to_string(host) + "/fd").c_str()));
   ASSERT_TRUE(dir);
