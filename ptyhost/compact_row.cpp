@@ -78,9 +78,8 @@ static_assert(std::endian::native == std::endian::little, "the ASCII run test re
 // One forward pass: every cell is encoded, and the output is cut after the
 // last cell an Ansi read shows. A blank run never straddles that cut: its
 // cells are identical, so either all of them show or none does. Written
-// into a buffer kept for the next row (the ptyhost is single-threaded),
-// then appended once.
-void encode_row(const Row& row, std::string& out) {
+// into a buffer kept for the next row.
+std::string_view encode_row(const Row& row) {
   static thread_local std::vector<char> buffer;
   const std::size_t cells = untrimmed_cells(row);
   if (buffer.size() < cells * kWorstCellBytes) buffer.resize(cells * kWorstCellBytes);
@@ -149,12 +148,10 @@ void encode_row(const Row& row, std::string& out) {
     if ((cell->ch != 0 && cell->ch != U' ') || current_shows_blank) shown_end = p;
     ++cell;
   }
-  const auto size = static_cast<std::size_t>(shown_end - base);
-  // Into an empty string as a new one: its capacity is its size, as a
-  // history line should be (append would round a short line's up).
-  if (out.empty()) out = std::string(base, size);
-  else out.append(base, size);
+  return {base, static_cast<std::size_t>(shown_end - base)};
 }
+
+void encode_row(const Row& row, std::string& out) { out += encode_row(row); }
 
 bool decode_row(std::string_view bytes, Row& row) {
   const auto max_cells = static_cast<std::size_t>(signaltty::limits::kPaneColsMax);

@@ -22,6 +22,9 @@
 
 namespace signaltty::ptyhost {
 
+// The compact form of `row`, in a buffer of the calling thread's that the
+// next call overwrites.
+std::string_view encode_row(const Row& row);
 // Appends the compact form of `row` to `out`.
 void encode_row(const Row& row, std::string& out);
 // Rebuilds the cells (and marks) `bytes` encode into `row`, whose seq,

@@ -9,12 +9,22 @@
 
 namespace signaltty::ptyhost {
 
-void RenderedRing::push(std::uint64_t seq, std::string cells) {
-  history_.push_back(HistoryLine{seq, std::move(cells)});
-  if (history_.size() <= limits::kHistoryMaxLines) return;
-  floor_ = std::max(floor_, history_.front().seq);
-  history_.pop_front();
-  forget_cached_before(++first_number_);
+void RenderedRing::push(std::uint64_t seq, std::string_view cells) {
+  if (history_.full()) {
+    floor_ = std::max(floor_, history_.front().seq);
+    history_.pop_front();
+    forget_cached_before(++first_number_);
+  }
+  history_.push(seq, cells);
+}
+
+std::deque<HistoryLine> RenderedRing::history() const {
+  std::deque<HistoryLine> out;
+  for (std::size_t i = 0; i < history_.size(); ++i) {
+    const LineArena::Line line = history_[i];
+    out.push_back(HistoryLine{line.seq, std::string(line.bytes)});
+  }
+  return out;
 }
 
 void RenderedRing::clear_history() {
@@ -29,7 +39,11 @@ void RenderedRing::restore(std::uint64_t head, std::uint64_t floor,
   head_ = head;
   floor_ = floor;
   first_number_ += history_.size();
-  history_ = std::move(history);
+  history_.clear();
+  for (const HistoryLine& line : history) {
+    if (history_.full()) break;  // the blob's reader caps the count already
+    history_.push(line.seq, line.cells);
+  }
   forget_cached_before(first_number_);
 }
 
@@ -50,7 +64,7 @@ void RenderedRing::append_history(std::size_t index, TextStyle style, std::strin
   std::string text;
   // A line that does not decode was not written by encode_row (restore
   // checks every line); it reads as empty rather than as garbage.
-  if (decode_row(history_[index].cells, row)) render_row(row, style, text);
+  if (decode_row(history_[index].bytes, row)) render_row(row, style, text);
   out += text;
   while (cache_bytes_ + text.size() > kRenderCacheBytes && !cache_.empty() &&
          cache_.begin()->first < key) {
@@ -139,9 +153,7 @@ std::string RenderedRing::NewestFirst::joined() const {
 std::size_t RenderedRing::memory_bytes() const {
   constexpr std::size_t kInlineChars = 15;  // libstdc++ keeps short strings inline
   constexpr std::size_t kMapNodeBytes = 48 + sizeof(std::string);  // rb-tree node with key
-  std::size_t bytes = sizeof(*this) + history_.size() * sizeof(HistoryLine);
-  for (const HistoryLine& line : history_)
-    if (line.cells.capacity() > kInlineChars) bytes += line.cells.capacity() + 1;
+  std::size_t bytes = sizeof(*this) + history_.memory_bytes();
   for (const auto& [key, text] : cache_)
     bytes += kMapNodeBytes + (text.capacity() > kInlineChars ? text.capacity() + 1 : 0);
   return bytes;

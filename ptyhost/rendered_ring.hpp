@@ -15,7 +15,8 @@
 // of the head, read as dropped.
 //
 // History keeps each line's cells in compact form (compact_row.hpp), not
-// text: a line is rendered only when a read asks for it, and the renderings
+// text, packed into shared chunks (line_arena.hpp): a line is rendered only
+// when a read asks for it, and the renderings
 // of the newest lines read are cached (up to kRenderCacheBytes) until the
 // line leaves history. The cache is derived state: the live-upgrade blob
 // carries the compact lines only and a successor renders anew.
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "ptyhost/grid.hpp"
+#include "ptyhost/line_arena.hpp"
 #include "ptyhost/line_render.hpp"
 #include "ptyhost/terminal_limits.hpp"
 
@@ -47,6 +49,7 @@ struct RenderedRead {
   bool truncated = false;
 };
 
+// A history line as the live-upgrade blob carries it.
 struct HistoryLine {
   std::uint64_t seq = 0;
   std::string cells;  // the row as encode_row wrote it
@@ -60,14 +63,17 @@ class RenderedRing {
   std::uint64_t head() const { return head_; }
   std::uint64_t dropped_floor() const { return floor_; }
   std::size_t size() const { return history_.size(); }
-  const std::deque<HistoryLine>& history() const { return history_; }
+  // Oldest first; views valid until the next push, clear or restore.
+  const LineArena& lines() const { return history_; }
+  // A copy of every history line, oldest first.
+  std::deque<HistoryLine> history() const;
 
   // Renderings of history lines kept for later reads, in bytes of text.
   static constexpr std::size_t kRenderCacheBytes = 256u << 10;
 
   // Appends one scrolled-off line (encode_row's form), evicting the oldest
-  // past the cap.
-  void push(std::uint64_t seq, std::string cells);
+  // at the cap.
+  void push(std::uint64_t seq, std::string_view cells);
   // pane.clear: forgets history; every cursor up to now reads as dropped.
   void clear_history();
   // Live-upgrade restore of a ring written by history()/head()/floor().
@@ -105,7 +111,7 @@ class RenderedRing {
   void append_history(std::size_t index, TextStyle style, std::string& out) const;
   void forget_cached_before(std::uint64_t number);
 
-  std::deque<HistoryLine> history_;
+  LineArena history_{limits::kHistoryMaxLines};
   std::uint64_t head_ = 0;
   std::uint64_t floor_ = 0;
   // Number of history_[0] among every line ever pushed: cache keys survive

@@ -644,9 +644,7 @@ std::uint64_t Terminal::seq_for(const Grid& grid, int r) {
 void Terminal::push_to_history(int count) {
   for (int r = 0; r < count; ++r) {
     const std::uint64_t seq = seq_for(main_, r);
-    std::string line;
-    encode_row(main_.row(r), line);
-    ring_.push(seq, std::move(line));
+    ring_.push(seq, encode_row(main_.row(r)));
   }
 }
 

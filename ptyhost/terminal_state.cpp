@@ -123,10 +123,11 @@ bool get_grid(ByteReader& in, Grid& grid) {
 void put_ring(ByteWriter& out, const RenderedRing& ring) {
   out.put(ring.head());
   out.put(ring.dropped_floor());
-  out.put<std::uint64_t>(ring.history().size());
-  for (const HistoryLine& line : ring.history()) {
-    out.put(line.seq);
-    out.put_bytes(line.cells);
+  const LineArena& lines = ring.lines();
+  out.put<std::uint64_t>(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    out.put(lines[i].seq);
+    out.put_bytes(lines[i].bytes);
   }
 }
 
