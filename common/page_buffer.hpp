@@ -1,11 +1,12 @@
 // common/page_buffer.hpp: PageBuffer, a read buffer of whole pages mapped
 // on its own, whose pages cost nothing until read into and go back to the
 // kernel when a long-lived process goes quiet.
-// Runs in: ptyhost (the PTY and broker-socket read buffers).
-// Never: give_back() while the buffer holds bytes not yet taken out: they
-// read back as zeros. (A read that is only waiting for readiness is fine:
-// the kernel writes into the buffer during the read call itself, on the
-// same thread.)
+// Runs in: ptyhost (the PTY read-ahead ring, on the reader thread, and the
+// broker-socket read buffer).
+// Never: give_back() while the buffer holds bytes not yet taken out, or
+// from another thread than the one that reads into it: they read back as
+// zeros. (A read that is only waiting for readiness is fine: the kernel
+// writes into the buffer during the read call itself, on that thread.)
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
 // ptyhost/pane_host.cpp: the pane's event loop: accept, spawn, the output
 // pump, the ops, reaping and the way out.
-// Runs in: ptyhost, single-threaded.
+// Runs in: ptyhost, on the event loop's thread (PtyReader's thread only
+// reads the PTY ahead of it).
 #include "ptyhost/pane_host.hpp"
 
 #include <sys/ioctl.h>
@@ -120,6 +121,7 @@ PaneHost::PaneHost(boost::asio::io_context& io, std::string pane_id, PaneSocket 
       foreground_poll_(io),
       quiet_check_(io),
       master_(io),
+      reader_(io),
       input_(io, master_,
              [this](std::uint64_t rid, Result<Json> outcome) {
                if (broker_) broker_->send_reply(rid, std::move(outcome));
@@ -283,7 +285,11 @@ Status PaneHost::start_program(const wire::SpawnRequest& request,
   terminal_->resize(size);
   master_.assign(pty.master.release());
   log::info("spawned the pane's program, pid " + std::to_string(child_.pid()));
-  if (Status confined = enter_sandbox({child_.pid()}); !confined.ok()) {
+  // The reader thread starts before the sandbox, whose filter then covers
+  // it too and never has to allow a clone.
+  Status confined = reader_.start(master_.native_handle());
+  if (confined.ok()) confined = enter_sandbox({child_.pid()});
+  if (!confined.ok()) {
     log::error("sandbox: " + confined.error().message);
     check_invariant(child_.signal(SIGKILL, SignalTarget::Group), "SIGKILL of an unconfined program");
     return Error{ErrorCode::Internal, "the ptyhost could not confine itself"};
@@ -300,30 +306,31 @@ Status PaneHost::start_program(const wire::SpawnRequest& request,
 // ---- output pump ------------------------------------------------------
 
 void PaneHost::arm_read() {
-  master_.async_wait(boost::asio::posix::stream_descriptor::wait_read,
-                     [this](const boost::system::error_code& ec) {
-                       if (!ec) on_readable();
-                     });
+  reader_.when_ready([this] { on_output_ready(); });
 }
 
-// Reads until a read finds the PTY empty (or kReadBytesPerWakeup went by),
-// then waits for it again. The kernel hands a PTY master at most a few KiB
-// per read and refills it from its queue while we process them, so after
-// each batch the next read is tried at once: a busy stream costs one read
-// per batch, not one wakeup per batch.
-void PaneHost::on_readable() {
+// Takes what the reader has read, a chunk at a time, until the ring is
+// empty or kReadBytesPerWakeup went by; then yields to the sockets and
+// waits for more (at once, by a post, when more is already there).
+void PaneHost::on_output_ready() {
   const std::uint64_t start = output_offset_;
   for (;;) {
-    const Drain drained = drain_pty();
-    if (drained == Drain::Eof) return on_pty_eof();
-    if (!master_.is_open()) return;
+    const std::string_view bytes = reader_.peek(kReadChunkBytes);
+    if (bytes.empty()) {
+      if (reader_.at_eof()) return on_pty_eof();
+      break;
+    }
+    note_busy();
+    process_output(bytes);
+    reader_.consume(bytes.size());
     if (broker_ && broker_->backlogged()) return pause_reading();
-    if (drained == Drain::Nothing || output_offset_ - start >= kReadBytesPerWakeup) break;
+    if (output_offset_ - start >= kReadBytesPerWakeup) break;
   }
   arm_read();
 }
 
-// The program blocks on a full PTY meanwhile, as behind a slow terminal.
+// The reader stops once its ring is full, and the program blocks on a full
+// PTY meanwhile, as behind a slow terminal.
 void PaneHost::pause_reading() {
   read_paused_ = true;
   arm_stall_timer();
@@ -333,7 +340,7 @@ void PaneHost::resume_reading() {
   if (!read_paused_) return;
   read_paused_ = false;
   stall_timer_.cancel();
-  if (master_.is_open() && !pty_eof_) arm_read();
+  if (reader_.running() && !pty_eof_) arm_read();
 }
 
 void PaneHost::arm_stall_timer() {
@@ -366,36 +373,9 @@ void PaneHost::arm_quiet_check() {
 void PaneHost::on_quiet() {
   if (busy_since_check_) return arm_quiet_check();
   quiet_check_armed_ = false;
-  read_buffer_.give_back();
   if (broker_) broker_->give_back_read_buffer();
   for (const auto& pending : pending_) pending->give_back_read_buffer();
   give_back_free_heap();
-}
-
-// Reads until the PTY has nothing more or one chunk is full, and feeds what
-// it read on.
-PaneHost::Drain PaneHost::drain_pty() {
-  std::size_t filled = 0;
-  bool eof = false;
-  while (filled < kReadChunkBytes) {
-    const ssize_t n =
-        ::read(master_.native_handle(), read_buffer_.data() + filled, kReadChunkBytes - filled);
-    if (n > 0) {
-      filled += static_cast<std::size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      eof = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
-      break;
-    }
-  }
-  if (filled > 0) {
-    read_buffer_.mark_used();
-    note_busy();
-    process_output(std::string_view(read_buffer_.data(), filled));
-  }
-  if (eof) return Drain::Eof;
-  return filled > 0 ? Drain::Some : Drain::Nothing;
 }
 
 void PaneHost::process_output(std::string_view bytes) {
@@ -506,9 +486,10 @@ void PaneHost::on_sigchld() {
   if (!ended) return;
   reaped_ = ended;
   kill_timer_.cancel();
-  if (!pty_eof_ && master_.is_open() && drain_pty() != Drain::Eof) {
-    // Output may still be on its way through the PTY; EOF reports it, or
-    // the grace timer if a descendant keeps the slave open.
+  if (!pty_eof_ && reader_.running()) {
+    // Output may still be on its way through the PTY and the reader; EOF
+    // reports the exit once the loop has taken all of it, or the grace
+    // timer does if a descendant keeps the slave open.
     arm_exit_grace();
     return;
   }
@@ -519,6 +500,7 @@ void PaneHost::on_sigchld() {
 void PaneHost::on_pty_eof() {
   if (pty_eof_) return;
   pty_eof_ = true;
+  reader_.stop();  // already past its last read: this only joins it
   if (exit_) {
     boost::system::error_code ignored;
     master_.close(ignored);

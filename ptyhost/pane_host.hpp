@@ -2,9 +2,10 @@
 // ptyhost: the PTY master and the program on it, the Terminal fed from it,
 // the cumulative output_offset, the exit status until a broker collects
 // it, the listening socket and the one live broker connection.
-// Runs in: ptyhost; a single-threaded event loop, so every request sees
-// the terminal and output_offset at one instant (the attach snapshot is
-// exact without a lock).
+// Runs in: ptyhost; one event loop thread owns all of it, so every request
+// sees the terminal and output_offset at one instant (the attach snapshot
+// is exact without a lock). The PTY is read ahead by PtyReader's thread
+// (pty_reader.hpp), which hands the loop bytes and nothing else.
 // Never: stops draining the PTY (connected or not, streaming or not),
 // serves a peer that is not the broker (ptyhost/peer_check.hpp), or
 // signals any pid but its child's.
@@ -33,8 +34,8 @@
 #include "common/protocol/ptyhost_wire.hpp"
 #include "ptyhost/osc_scanner.hpp"
 #include "ptyhost/pane_socket.hpp"
-#include "common/page_buffer.hpp"
 #include "ptyhost/pty_input.hpp"
+#include "ptyhost/pty_reader.hpp"
 #include "ptyhost/pty_spawn.hpp"
 #include "ptyhost/terminal.hpp"
 
@@ -42,7 +43,7 @@ namespace signaltty::ptyhost {
 
 class BrokerService;
 
-// Bytes taken from the PTY per feed and per Output frame.
+// Bytes taken from the read-ahead ring per feed and per Output frame.
 inline constexpr std::size_t kReadChunkBytes = 64u << 10;
 // After input (a command typed into a shell) the foreground process group
 // is checked at these delays as well, since the program may print nothing
@@ -53,7 +54,8 @@ inline constexpr std::array<std::chrono::milliseconds, 3> kForegroundChecksAfter
 // A pane that read nothing from its PTY or its broker for this long gives
 // back the pages its read buffers touched and its free heap: a burst of
 // output leaves nothing resident behind it once the pane is idle, which is
-// how most panes spend their time.
+// how most panes spend their time. (The reader thread gives back its ring
+// on its own clock, kReaderQuietMs.)
 inline constexpr std::chrono::milliseconds kQuietGiveBack{1000};
 // Input bytes queued towards the PTY before more input is RATE_LIMITED.
 inline constexpr std::size_t kInputQueueCapBytes = 8u << 20;
@@ -113,8 +115,9 @@ class PaneHost {
   // Starts `argv` (the request's, or its probe's argv_if_passed).
   Status start_program(const protocol::ptyhost::SpawnRequest& request,
                        const std::vector<std::string>& argv);
+  // Waits for the reader's next bytes (or its EOF).
   void arm_read();
-  void on_readable();
+  void on_output_ready();
   // Backpressure from a backlogged broker (broker_service.hpp).
   void pause_reading();
   void resume_reading();
@@ -122,10 +125,6 @@ class PaneHost {
   // kQuietGiveBack: checks once per period while the pane is busy.
   void arm_quiet_check();
   void on_quiet();
-  // Eof: EOF/EIO; Nothing: the PTY had nothing; Some: bytes were read and
-  // fed on (the PTY may have more by the time they were processed).
-  enum class Drain { Eof, Nothing, Some };
-  Drain drain_pty();
   void process_output(std::string_view bytes);
   void publish_osc(const std::vector<OscEvent>& found);
   void on_pty_eof();
@@ -157,10 +156,12 @@ class PaneHost {
   boost::asio::steady_timer foreground_poll_;
   boost::asio::steady_timer quiet_check_;
   boost::asio::posix::stream_descriptor master_;
+  // After master_: destroyed first, so its thread has stopped reading
+  // before the master closes.
+  PtyReader reader_;
   PtyInput input_;
   std::unique_ptr<Terminal> terminal_;
   OscScanner osc_;
-  PageBuffer read_buffer_{kReadChunkBytes};
   std::shared_ptr<BrokerService> broker_;  // past the handshake: the live one
   std::vector<std::shared_ptr<BrokerService>> pending_;  // awaiting HelloAck
 

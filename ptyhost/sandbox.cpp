@@ -1,8 +1,10 @@
 // ptyhost/sandbox.cpp: the ptyhost's seccomp allowlist, read top to bottom:
 // no-new-privs, arch check, allowed calls with the reason for each, calls
 // allowed only on fixed arguments, default kill.
-// Runs in: ptyhost, once, after the spawn. Never: allows open, socket,
-// connect, execve, fork/clone, ptrace or anything that reaches a path
+// Runs in: ptyhost, once, after the spawn and the start of the PTY reader
+// thread (pty_reader.hpp), both of whose threads it confines.
+// Never: allows open, socket, connect, execve, fork/clone, ptrace or
+// anything that reaches a path
 // (unlinkat included: a dir fd does not hold in an absolute or `../` name,
 // so the broker removes stale sockets, not the ptyhost).
 //
@@ -50,7 +52,7 @@ constexpr AllowedCall kAllowed[] = {
     {"epoll_wait", "the event loop"},
     {"epoll_pwait", "the event loop"},
     {"epoll_ctl", "registering connections and the PTY master"},
-    {"poll", "the event loop's blocking fallbacks"},
+    {"poll", "the PTY reader's wait; the event loop's blocking fallbacks"},
     {"ppoll", "the event loop's blocking fallbacks"},
     {"timerfd_settime", "input budgets, close escalation, exit grace"},
     {"clock_gettime", "timers and log timestamps"},
@@ -68,11 +70,11 @@ constexpr AllowedCall kAllowed[] = {
     {"mremap", "heap (growing large buffers)"},
     {"madvise", "heap trimming"},
     {"mprotect", "heap arenas"},
-    {"futex", "C++ runtime locks and one-time initialisation"},
+    {"futex", "C++ runtime locks and one-time initialisation; the PTY reader's hand-offs"},
     {"getpid", "log lines"},
     {"geteuid", "the peer uid check on accept"},
     {"gettid", "abort()"},
-    {"exit", "thread exit"},
+    {"exit", "the PTY reader thread's exit"},
     {"exit_group", "process exit"},
 };
 
@@ -112,6 +114,10 @@ Status enter_sandbox(const SandboxScope& scope) {
   SIGNALTTY_TRY(seccomp::FilterPtr filter, seccomp::new_filter());
   SIGNALTTY_RETURN_IF_ERROR(seccomp::allow_calls(filter.get(), kAllowed));
   SIGNALTTY_RETURN_IF_ERROR(allow_narrow(filter.get(), scope));
+  // The PTY reader thread already runs: the filter (and no-new-privs) is
+  // loaded into every thread at once, or into none.
+  if (int rc = seccomp_attr_set(filter.get(), SCMP_FLTATR_CTL_TSYNC, 1); rc != 0)
+    return seccomp::failed("SCMP_FLTATR_CTL_TSYNC", rc);
   if (int rc = seccomp_load(filter.get()); rc != 0) return seccomp::failed("seccomp_load", rc);
   return {};
 }

@@ -1,7 +1,8 @@
 // ptyhost/sandbox.hpp: enter_sandbox(), the ptyhost's one-way confinement.
 // Runs in: ptyhost, once, right after the pane's program has been exec'd
 // (the child inherits none of it: no-new-privs and seccomp filters are only
-// inherited by children forked afterwards, and there are none).
+// inherited by children forked afterwards, and there are none) and the PTY
+// reader thread started: both threads are confined in one step (TSYNC).
 // Never: is entered before the spawn, or undone.
 //
 // After it the ptyhost can read and write the fds it holds (PTY master,

@@ -1,8 +1,9 @@
 // tests/integration/idle_footprint_test.cpp: a pane that went quiet gives
 // back what its bursts left resident, and its ptyhost runs without glibc's
 // per-thread malloc cache (ptyhost/pane_host.hpp,
-// kQuietGiveBack; common/page_buffer.hpp): the pages of its PTY and broker
-// read buffers go back to the kernel, and come back when output does.
+// kQuietGiveBack; ptyhost/pty_reader.hpp, kReaderQuietMs;
+// common/page_buffer.hpp): the pages of its PTY read-ahead ring and broker
+// read buffer go back to the kernel, and come back when output does.
 // Runs in: the integration test binary.
 #include <fstream>
 #include <sstream>
@@ -17,9 +18,10 @@ using IdleFootprint = PaneTest;
 
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 // Resident KiB of the ptyhost's read buffers: its anonymous mappings of
-// one or two 64 KiB buffers (the kernel merges adjacent ones). Its other
-// anonymous mappings (the tail of .bss, malloc's own maps of 128 KiB and
-// more, which carry a header page) have other sizes.
+// the 256 KiB ring, the 64 KiB broker buffer, or both (the kernel merges
+// adjacent ones). Its other anonymous mappings (the tail of .bss, the
+// reader thread's stack, malloc's own maps, which carry a header page)
+// have other sizes.
 std::size_t read_buffers_resident_kib(pid_t ptyhost) {
   std::istringstream smaps(proc_file(ptyhost, "smaps"));
   std::size_t total = 0;
@@ -33,7 +35,7 @@ std::size_t read_buffers_resident_kib(pid_t ptyhost) {
       std::string perms, offset, dev, inode, path;
       head >> perms >> offset >> dev >> inode >> path;
       const unsigned long size = hi - lo;
-      counting = path.empty() && (size == 64u << 10 || size == 128u << 10);
+      counting = path.empty() && (size == 64u << 10 || size == 256u << 10 || size == 320u << 10);
       continue;
     }
     if (counting && line.starts_with("Rss:")) total += std::stoul(line.substr(4));
@@ -65,8 +67,7 @@ TEST_F(IdleFootprint, AQuietPaneGivesBackItsReadBuffersAndTakesThemAgainForOutpu
   wait_output(client, id, "went-quiet");
 #else
   std::size_t busy = 0;
-  // Reads fill the PTY buffer as far as the PTY has bytes; under steady
-  // output most of it is touched within a few wakeups.
+  // The reader goes round its ring under steady output, touching all of it.
   ASSERT_TRUE(wait_until([&] { return (busy = read_buffers_resident_kib(ptyhost)) >= 32; }))
       << "busy pane's read buffers hold " << busy << " KiB";
 
