@@ -36,6 +36,9 @@ constexpr milliseconds kAcceptBackoff{100};
 // The program was reaped but the PTY has not reached EOF (a descendant
 // still holds the slave): report the exit after this long anyway.
 constexpr milliseconds kExitDrainGrace{200};
+// ... and up to this many more while the reader holds bytes the loop has
+// not taken yet.
+constexpr int kExitDrainRounds = 10;
 // Connections accepted but not yet past HelloAck; the oldest is dropped.
 constexpr std::size_t kMaxPendingBrokers = 4;
 // A ptyhost whose program was never spawned gives up after this long.
@@ -470,12 +473,15 @@ void PaneHost::watch_sigchld() {
 }
 
 // The last output may still be in the PTY; while a backlogged broker holds
-// reading back, the exit waits behind it.
-void PaneHost::arm_exit_grace() {
+// reading back the exit waits behind it, and while the loop has yet to take
+// what the reader read it waits up to kExitDrainRounds more graces. A
+// descendant that keeps the slave open leaves the exit reported after that.
+void PaneHost::arm_exit_grace(int round) {
   exit_grace_.expires_after(kExitDrainGrace);
-  exit_grace_.async_wait([this](const boost::system::error_code& e) {
+  exit_grace_.async_wait([this, round](const boost::system::error_code& e) {
     if (e) return;
-    if (read_paused_) return arm_exit_grace();
+    if (read_paused_) return arm_exit_grace(round);
+    if (!reader_.peek(1).empty() && round < kExitDrainRounds) return arm_exit_grace(round + 1);
     report_exit();
   });
 }

@@ -110,7 +110,7 @@ class PaneHost {
   void arm_handshake_deadline(const std::shared_ptr<BrokerService>& service);
   void watch_sigchld();
   void on_sigchld();
-  void arm_exit_grace();
+  void arm_exit_grace(int round = 0);
 
   // Starts `argv` (the request's, or its probe's argv_if_passed).
   Status start_program(const protocol::ptyhost::SpawnRequest& request,

@@ -236,6 +236,30 @@ TEST(PtyhostInput, InputAfterExitIsPaneExited) {
   EXPECT_EQ(pane.broker.await_reply(rid).code, "PANE_EXITED");
 }
 
+// The shell exits and leaves `yes` (deaf to the SIGHUP the session
+// leader's exit sends) printing on the PTY faster than the
+// loop takes it: the reader always holds bytes, and the exit is reported
+// anyway once the graces for draining them have run out (pane_host.cpp,
+// kExitDrainRounds), not when the printing stops, which here is never.
+TEST(PtyhostExit, AnExitIsReportedWhileADescendantKeepsThePtyBusy) {
+  Pane pane;
+  const std::string pid_file = pane.dir.file("yes.pid");
+  const auto start = Clock::now();
+  ASSERT_TRUE(pane.spawn({"sh", "-c",
+                          "(trap '' HUP; exec yes) & echo $! > " + pid_file + ".new && mv " + pid_file + ".new " +
+                              pid_file + "; exit 3"})
+                  .ok);
+  ASSERT_TRUE(wait_file(pid_file, Clock::now() + kDeadline));
+  pid_t printer = 0;
+  ASSERT_TRUE(static_cast<bool>(std::ifstream(pid_file) >> printer) && printer > 0);
+  const Json exited = pane.broker.await_event("exited");
+  const auto waited = Clock::now() - start;
+  ASSERT_EQ(::kill(printer, SIGKILL), 0) << "`yes` had stopped already";
+  EXPECT_EQ(exited["exit"]["code"], 3);
+  EXPECT_LT(waited, std::chrono::seconds(5));
+  EXPECT_TRUE(wait_process_gone(printer, Clock::now() + kDeadline));
+}
+
 TEST(PtyhostResize, NewSizeIsSeenBySttyAndClamped) {
   Pane pane;
   ASSERT_TRUE(pane.broker.request("stream", {{"on", true}}).ok);
