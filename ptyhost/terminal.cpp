@@ -14,6 +14,8 @@
 
 #include "common/limits.hpp"
 #include "ptyhost/compact_row.hpp"
+#include "ptyhost/line_render.hpp"
+#include "ptyhost/simple_sgr.hpp"
 #include "ptyhost/utf8.hpp"
 
 namespace signaltty::ptyhost {
@@ -78,6 +80,11 @@ int cursor_style(int shape, bool blink) {
                      : shape == VTERM_PROP_CURSORSHAPE_BAR_LEFT ? 3
                                                                 : 1;
   return family * 2 - (blink ? 1 : 0);
+}
+
+// ESC [ ... m: an SGR, or what libvterm would take as one.
+bool is_sgr(std::string_view seq) {
+  return seq.size() >= 3 && seq[0] == '\x1b' && seq[1] == '[' && seq.back() == 'm';
 }
 
 bool row_is_empty(const Row& row) {
@@ -439,7 +446,26 @@ void Terminal::put_simple(Grid& grid, int row, int col, std::string_view text) {
   }
 }
 
+// An SGR in the common subset (simple_sgr.hpp) changes pen_ here and never
+// reaches libvterm, whose own pen then lags behind: nothing of ours reads
+// it (glyphs, erases and scrolls take pen_), but libvterm saves it with the
+// cursor (DECSC, 1049), restores it, reports it (DECRQSS) and applies the
+// SGRs it is left with on top of it. So before any other sequence goes to
+// libvterm, its pen is set to pen_ again.
 void Terminal::vt_sequence(std::string_view bytes) {
+  if (is_sgr(bytes)) {
+    // What libvterm still has to do (draw text in the old pen, apply an
+    // SGR of its own) it does first.
+    flush();
+    const std::optional<Pen> pen =
+        sgr_moves_no_cursor() ? apply_simple_sgr(bytes, pen_) : std::nullopt;
+    if (pen) {
+      pen_ = *pen;
+      vterm_pen_behind_ = true;
+      return;
+    }
+  }
+  catch_up_vterm_pen();
   if (text_modes_.saves_cursor(bytes)) {
     flush();  // the slot takes what libvterm holds right before this sequence
     saved_cursor_ = SavedCursor{cursor_, pen_, cursor_visible_,
@@ -452,6 +478,28 @@ void Terminal::vt_sequence(std::string_view bytes) {
     flush();
     keep_cursor_on_screen();
   }
+}
+
+// libvterm ends every CSI, SGR included, by clamping its cursor into the
+// screen (into the scroll region in origin mode), and a cursor it moves
+// loses its pending wrap: an SGR is only ours where that changes nothing.
+bool Terminal::sgr_moves_no_cursor() {
+  if (text_modes_.origin()) return false;
+  VTermPos pos;
+  vterm_state_get_cursorpos(state_, &pos);
+  if (pos.row < 0 || pos.row >= main_.rows() || pos.col < 0) return false;
+  const int row_width = vterm_state_get_lineinfo(state_, pos.row)->doublewidth ? main_.cols() / 2
+                                                                                : main_.cols();
+  return pos.col < row_width;
+}
+
+void Terminal::catch_up_vterm_pen() {
+  if (!vterm_pen_behind_) return;
+  vterm_pen_behind_ = false;
+  flush();
+  std::string sgr;
+  append_sgr(sgr, pen_);  // libvterm's callbacks set pen_ to what it already is
+  write_vterm(sgr);
 }
 
 // libvterm 0.1.4 puts a saved cursor back where it was saved, even where a

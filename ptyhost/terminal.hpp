@@ -150,6 +150,8 @@ class Terminal final : private VtSink {
   // VtSink: pieces from the guard.
   void vt_text(std::string_view bytes) override;
   void vt_sequence(std::string_view bytes) override;
+  bool sgr_moves_no_cursor();
+  void catch_up_vterm_pen();
   void vt_repeat(std::string_view bytes) override;
   struct SimpleChar {
     int width = 0;  // 0: not a glyph the fast path draws
@@ -219,6 +221,9 @@ class Terminal final : private VtSink {
   FeedEffects effects_;
   std::string_view input_;   // the chunk being fed
   std::string_view queued_;  // part of input_ not yet written to libvterm
+  // pen_ moved by SGRs libvterm did not see (vt_sequence); its pen catches
+  // up before the next sequence it is given.
+  bool vterm_pen_behind_ = false;
   std::string* probe_output_ = nullptr;
   std::function<void(std::string_view)> reply_sink_;
 };

@@ -223,6 +223,7 @@ void Terminal::restore_from(ByteReader& in) {
   get_cursor(in, cursor_, rows, cols);
   in.get_bool(cursor_visible_);
   in.get(pen_);
+  vterm_pen_behind_ = true;  // libvterm's pen is the replay's: set it to this one when it matters
   get_cursor(in, last_glyph_.pos, rows, cols);
   std::int32_t width = 0;
   in.get(width);
