@@ -87,6 +87,14 @@ bool wait_for(Pred pred, std::chrono::milliseconds limit = 10s) {
   return true;
 }
 
+// A reader started on a fresh raw PTY, its loop not running yet.
+struct Rig {
+  PtyPair pty = open_raw_pty();
+  boost::asio::io_context io;
+  PtyReader reader{io};
+  Rig() { EXPECT_TRUE(reader.start(pty.master.get()).ok()); }
+};
+
 // The reader waits for room once less than a read's worth is left.
 bool ring_full(const PtyReader& reader) {
   return reader.peek(kReadRingBytes).size() > kReadRingBytes - kReadRoomMin;
@@ -105,27 +113,23 @@ void take_until_eof(boost::asio::io_context& io, PtyReader& reader, std::string&
 }
 
 TEST(PtyReader, EveryByteReachesTheLoopInOrderThenEof) {
-  PtyPair pty = open_raw_pty();
-  boost::asio::io_context io;
-  PtyReader reader(io);
-  ASSERT_TRUE(reader.start(pty.master.get()).ok());
+  Rig rig;
+  PtyReader& reader = rig.reader;
   const std::string sent = pattern(6u << 20);  // many times round the ring
-  Writer writer(pty.slave.release(), sent, /*close_after=*/true);
+  Writer writer(rig.pty.slave.release(), sent, /*close_after=*/true);
   std::string got;
-  take_until_eof(io, reader, got);
-  io.run_for(60s);
+  take_until_eof(rig.io, reader, got);
+  rig.io.run_for(60s);
   ASSERT_TRUE(reader.at_eof()) << "got " << got.size() << " of " << sent.size();
   EXPECT_EQ(got.size(), sent.size());
   EXPECT_TRUE(got == sent) << "the bytes differ";
 }
 
 TEST(PtyReader, ALoopThatTakesNothingHoldsTheWriterBackAndLosesNothing) {
-  PtyPair pty = open_raw_pty();
-  boost::asio::io_context io;
-  PtyReader reader(io);
-  ASSERT_TRUE(reader.start(pty.master.get()).ok());
+  Rig rig;
+  PtyReader& reader = rig.reader;
   const std::string sent = pattern(2u << 20);
-  Writer writer(pty.slave.get(), sent, /*close_after=*/false);
+  Writer writer(rig.pty.slave.get(), sent, /*close_after=*/false);
   // The ring fills up to its last page, and stays there.
   ASSERT_TRUE(wait_for([&] { return ring_full(reader); }))
       << "ring holds " << reader.peek(kReadRingBytes).size();
@@ -153,25 +157,20 @@ TEST(PtyReader, ALoopThatTakesNothingHoldsTheWriterBackAndLosesNothing) {
 
 TEST(PtyReader, StopEndsAReaderWaitingForOutputOrForRoom) {
   {
-    PtyPair pty = open_raw_pty();
-    boost::asio::io_context io;
-    PtyReader reader(io);
-    ASSERT_TRUE(reader.start(pty.master.get()).ok());
-    reader.stop();  // in poll(2): nothing was written
-    EXPECT_FALSE(reader.running());
+    Rig idle;
+    idle.reader.stop();  // in poll(2): nothing was written
+    EXPECT_FALSE(idle.reader.running());
   }
-  PtyPair pty = open_raw_pty();
-  boost::asio::io_context io;
-  PtyReader reader(io);
-  ASSERT_TRUE(reader.start(pty.master.get()).ok());
-  Writer writer(pty.slave.get(), pattern(1u << 20), /*close_after=*/false);
+  Rig rig;
+  PtyReader& reader = rig.reader;
+  Writer writer(rig.pty.slave.get(), pattern(1u << 20), /*close_after=*/false);
   ASSERT_TRUE(wait_for([&] { return ring_full(reader); }));
   reader.stop();  // waiting for room
   EXPECT_FALSE(reader.running());
   // What it read before stays readable.
   EXPECT_TRUE(ring_full(reader));
   // The writer is still blocked on the full PTY: let it go.
-  ::close(pty.master.release());
+  ::close(rig.pty.master.release());
 }
 
 }  // namespace SIGNALTTY_UNITY_ID
