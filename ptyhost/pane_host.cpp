@@ -377,6 +377,7 @@ void PaneHost::on_quiet() {
   if (busy_since_check_) return arm_quiet_check();
   quiet_check_armed_ = false;
   if (broker_) broker_->give_back_read_buffer();
+  reader_.give_back_if_idle();
   for (const auto& pending : pending_) pending->give_back_read_buffer();
   give_back_free_heap();
 }

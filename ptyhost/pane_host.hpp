@@ -54,8 +54,9 @@ inline constexpr std::array<std::chrono::milliseconds, 3> kForegroundChecksAfter
 // A pane that read nothing from its PTY or its broker for this long gives
 // back the pages its read buffers touched and its free heap: a burst of
 // output leaves nothing resident behind it once the pane is idle, which is
-// how most panes spend their time. (The reader thread gives back its ring
-// on its own clock, kReaderQuietMs.)
+// how most panes spend their time. (The reader thread gives back the ring
+// when it hands the reads back to the loop, kHandBackMs; the loop does it
+// here.)
 inline constexpr std::chrono::milliseconds kQuietGiveBack{1000};
 // Input bytes queued towards the PTY before more input is RATE_LIMITED.
 inline constexpr std::size_t kInputQueueCapBytes = 8u << 20;

@@ -1,14 +1,18 @@
-// ptyhost/pty_reader.cpp: the reader thread and the loop's side of the ring.
+// ptyhost/pty_reader.cpp: the reader thread, the loop's own reads, and the
+// loop's side of the ring.
 // Runs in: ptyhost. Never: lets the reader touch anything but the master,
 // the ring, its counters and the two eventfds.
 //
-// The two hand-offs are the same pattern: one side publishes (head_ or
-// tail_), then looks at the other side's "waiting" flag; the waiting side
-// raises its flag, then looks at the counter again before it sleeps. All
-// four accesses are sequentially consistent, so at least one side sees the
-// other's write and no wakeup is lost.
+// The wakeups between the threads follow one pattern: one side publishes
+// (head_, tail_ or owner_), then looks at the other side's "waiting" flag;
+// the waiting side raises its flag, then looks again before it sleeps. All
+// these accesses are sequentially consistent, so at least one side sees the
+// other's write and no wakeup is lost. The thread's own waits (for room, for
+// the reads) are a condition variable's, whose predicate the other side
+// changes before it takes the mutex to notify.
 #include "ptyhost/pty_reader.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -37,7 +41,7 @@ void signal_eventfd(int fd) {
 
 }  // namespace
 
-PtyReader::PtyReader(boost::asio::io_context& io) : io_(io), wakeup_(io) {}
+PtyReader::PtyReader(boost::asio::io_context& io) : io_(io), watch_(io), wakeup_(io) {}
 
 PtyReader::~PtyReader() { stop(); }
 
@@ -48,6 +52,8 @@ Status PtyReader::start(int master_fd) {
   wakeup_.assign(wakeup);
   stop_fd_.reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
   if (!stop_fd_) return Error::from_errno(ErrorCode::Internal, "eventfd", errno, "reader stop");
+  watch_fd_.reset(::fcntl(master_fd, F_DUPFD_CLOEXEC, 0));
+  if (!watch_fd_) return Error::from_errno(ErrorCode::Internal, "fcntl", errno, "PTY master watch");
   master_ = master_fd;
 
   pthread_attr_t attr;
@@ -65,8 +71,8 @@ Status PtyReader::start(int master_fd) {
   started_ = true;
   // The C library sets a new thread up (rseq, robust futex list) in the
   // thread itself: that is done before anyone confines the process.
-  std::unique_lock lock(room_mutex_);
-  room_.wait(lock, [&] { return thread_running_; });
+  std::unique_lock lock(mutex_);
+  thread_wake_.wait(lock, [&] { return thread_running_; });
   return {};
 }
 
@@ -75,13 +81,17 @@ void PtyReader::stop() {
   started_ = false;
   stop_.store(true);
   {
-    std::lock_guard lock(room_mutex_);
-    room_.notify_one();
+    std::lock_guard lock(mutex_);
+    thread_wake_.notify_one();
   }
   signal_eventfd(stop_fd_.get());
   check_invariant(::pthread_join(thread_, nullptr) == 0, "joining the PTY reader");
   boost::system::error_code ignored;
   wakeup_.cancel(ignored);
+  if (watch_.is_open()) watch_.release();  // aborts a pending wait
+  // The caller's close of the master hangs the PTY up only once no other
+  // descriptor of it is left open.
+  watch_fd_.reset();
   ready_ = nullptr;
 }
 
@@ -90,9 +100,9 @@ void PtyReader::stop() {
 void* PtyReader::thread_main(void* self) {
   auto* reader = static_cast<PtyReader*>(self);
   {
-    std::lock_guard lock(reader->room_mutex_);
+    std::lock_guard lock(reader->mutex_);
     reader->thread_running_ = true;
-    reader->room_.notify_all();
+    reader->thread_wake_.notify_all();
   }
   reader->run();
   return nullptr;
@@ -100,57 +110,69 @@ void* PtyReader::thread_main(void* self) {
 
 void PtyReader::run() {
   const std::size_t size = ring_.size();
-  for (;;) {
-    if (stop_.load()) return;
-    const std::uint64_t head = head_.load(std::memory_order_relaxed);  // ours alone
-    const std::size_t used = static_cast<std::size_t>(head - tail_.load());
-    if (size - used < kReadRoomMin) {
-      wait_for_room();
-      continue;
-    }
-    const std::size_t at = static_cast<std::size_t>(head % size);
-    const ssize_t n = ::read(master_, ring_.data() + at, std::min(size - used, size - at));
-    if (n > 0) {
-      ring_.mark_used();
-      head_.store(head + static_cast<std::uint64_t>(n));
-      wake_loop();
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (!wait_readable()) return;
-    } else {
-      // EOF, or EIO once no process holds the slave: every byte before it
-      // is in the ring.
-      eof_.store(true);
-      wake_loop();
-      return;
+  while (wait_for_reads()) {
+    for (;;) {
+      if (stop_.load()) return;
+      const std::uint64_t head = head_.load(std::memory_order_relaxed);  // ours while we read
+      const std::size_t used = static_cast<std::size_t>(head - tail_.load());
+      if (size - used < kReadRoomMin) {
+        wait_for_room();
+        continue;
+      }
+      const std::size_t at = static_cast<std::size_t>(head % size);
+      const ssize_t n = ::read(master_, ring_.data() + at, std::min(size - used, size - at));
+      if (n > 0) {
+        ring_.mark_used();
+        head_.store(head + static_cast<std::uint64_t>(n));
+        wake_loop();
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        const Waited waited = wait_readable();
+        if (waited == Waited::Stopped) return;
+        if (waited == Waited::HandedBack) break;
+      } else {
+        // EOF, or EIO once no process holds the slave: every byte before it
+        // is in the ring.
+        eof_.store(true);
+        wake_loop();
+        return;
+      }
     }
   }
 }
 
-// After kReaderQuietMs of nothing, with the ring empty, its pages go back:
-// no byte is in them and the loop holds no view into them (it consumes
-// what it peeked before it peeks again).
-bool PtyReader::wait_readable() {
+bool PtyReader::wait_for_reads() {
+  std::unique_lock lock(mutex_);
+  thread_wake_.wait(lock, [&] { return stop_.load() || owner_.load() == Reads::Thread; });
+  return !stop_.load();
+}
+
+// After kHandBackMs of nothing, with the ring empty, the ring's pages go
+// back and the reads go back to the loop: no byte is in the ring and the
+// loop holds no view into it (it consumes what it peeked before it peeks
+// again). owner_ turns last, after the thread's last touch of the ring.
+PtyReader::Waited PtyReader::wait_readable() {
   pollfd fds[2] = {{master_, POLLIN, 0}, {stop_fd_.get(), POLLIN, 0}};
-  int timeout = kReaderQuietMs;
   for (;;) {
-    const int rc = ::poll(fds, 2, timeout);
+    const int rc = ::poll(fds, 2, kHandBackMs);
     if (rc < 0 && errno == EINTR) continue;
     if (rc == 0) {
-      if (tail_.load() == head_.load(std::memory_order_relaxed)) ring_.give_back();
-      timeout = -1;
-      continue;
+      if (tail_.load() != head_.load(std::memory_order_relaxed)) continue;
+      ring_.give_back();
+      owner_.store(Reads::Loop);
+      wake_loop();
+      return Waited::HandedBack;
     }
     // poll only fails on bad arguments; a read tells EOF and errors apart.
-    return (fds[1].revents & POLLIN) == 0;
+    return (fds[1].revents & POLLIN) != 0 ? Waited::Stopped : Waited::Readable;
   }
 }
 
 void PtyReader::wait_for_room() {
-  std::unique_lock lock(room_mutex_);
+  std::unique_lock lock(mutex_);
   room_waiting_.store(true);
-  room_.wait(lock, [&] {
+  thread_wake_.wait(lock, [&] {
     return stop_.load() ||
            ring_.size() - (head_.load(std::memory_order_relaxed) - tail_.load()) >= kReadRoomMin;
   });
@@ -161,7 +183,82 @@ void PtyReader::wake_loop() {
   if (loop_waiting_.load() && loop_waiting_.exchange(false)) signal_eventfd(wakeup_.native_handle());
 }
 
-// ---- the loop's side -------------------------------------------------------
+// ---- the loop's own reads --------------------------------------------------
+
+// The loop waits on its own descriptor of the master, registered with the
+// reactor only while the loop reads, so that a burst on the thread does not
+// wake the loop for each of its reads.
+void PtyReader::watch_master() {
+  if (!watch_.is_open()) {
+    boost::system::error_code ec;
+    watch_.assign(watch_fd_.get(), ec);
+    if (ec) {
+      // The reactor could not take it (out of memory): the thread reads.
+      hand_to_thread();
+      return when_ready(std::exchange(ready_, nullptr));
+    }
+  }
+  watch_.async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                    [this](const boost::system::error_code& ec) {
+                      if (ec) return;
+                      read_on_loop();
+                      if (auto ready = std::exchange(ready_, nullptr)) ready();
+                    });
+}
+
+// Reads what is there, up to kBulkBytes: reaching it hands the reads to the
+// thread. A read short of a line-discipline buffer took everything there
+// was, and the next wait's EPOLL_CTL_MOD reports what came since, so it
+// ends the reading without a read that would only say EAGAIN. An empty ring
+// starts again at its first page, so that drops of output keep touching
+// the same few pages.
+void PtyReader::read_on_loop() {
+  const std::size_t size = ring_.size();
+  std::uint64_t tail = tail_.load(std::memory_order_relaxed);
+  std::uint64_t head = head_.load(std::memory_order_relaxed);  // ours while we read
+  if (head == tail && head % size != 0) {
+    head = tail = (head / size + 1) * size;
+    tail_.store(tail);
+    head_.store(head);
+  }
+  std::size_t got = 0;
+  while (got < kBulkBytes) {
+    const std::size_t used = static_cast<std::size_t>(head - tail);
+    if (size - used < kReadRoomMin) break;
+    const std::size_t at = static_cast<std::size_t>(head % size);
+    const ssize_t n = ::read(master_, ring_.data() + at, std::min(size - used, size - at));
+    if (n > 0) {
+      ring_.mark_used();
+      head += static_cast<std::uint64_t>(n);
+      got += static_cast<std::size_t>(n);
+      head_.store(head);
+      if (static_cast<std::size_t>(n) < kBulkBytes) return;
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return;
+    } else {
+      eof_.store(true);
+      return;
+    }
+  }
+  if (got >= kBulkBytes) hand_to_thread();
+}
+
+void PtyReader::hand_to_thread() {
+  if (watch_.is_open()) watch_.release();
+  ++hand_offs_;
+  owner_.store(Reads::Thread);
+  std::lock_guard lock(mutex_);
+  thread_wake_.notify_one();
+}
+
+void PtyReader::give_back_if_idle() {
+  if ((started_ && owner_.load() != Reads::Loop) || head_.load() != tail_.load()) return;
+  ring_.give_back();
+}
+
+// ---- the loop's side of the ring -------------------------------------------
 
 std::string_view PtyReader::peek(std::size_t max) const {
   const std::uint64_t tail = tail_.load(std::memory_order_relaxed);  // ours alone
@@ -174,30 +271,37 @@ std::string_view PtyReader::peek(std::size_t max) const {
 void PtyReader::consume(std::size_t n) {
   tail_.store(tail_.load(std::memory_order_relaxed) + n);
   if (room_waiting_.load()) {
-    std::lock_guard lock(room_mutex_);
-    room_.notify_one();
+    std::lock_guard lock(mutex_);
+    thread_wake_.notify_one();
   }
 }
 
 bool PtyReader::has_news() const {
-  return head_.load() != tail_.load(std::memory_order_relaxed) || eof_.load();
+  return head_.load() != tail_.load(std::memory_order_relaxed) || eof_.load() ||
+         owner_.load() == Reads::Loop;
 }
 
 bool PtyReader::at_eof() const {
   return eof_.load() && head_.load() == tail_.load(std::memory_order_relaxed);
 }
 
+void PtyReader::post_ready() {
+  boost::asio::post(io_, [this] {
+    if (auto ready = std::exchange(ready_, nullptr)) ready();
+  });
+}
+
 void PtyReader::when_ready(std::function<void()> ready) {
   ready_ = std::move(ready);
-  loop_waiting_.store(true);
-  if (has_news() && loop_waiting_.exchange(false)) {
-    boost::asio::post(io_, [this] {
-      if (auto ready = std::exchange(ready_, nullptr)) ready();
-    });
-    return;
+  if (owner_.load() == Reads::Loop) {
+    // The thread is not reading, and will not until the loop says so.
+    if (head_.load() != tail_.load(std::memory_order_relaxed) || eof_.load()) return post_ready();
+    return watch_master();
   }
-  // Either nothing is there yet, or the reader took the flag and is
-  // writing the eventfd: both end in the wait below.
+  loop_waiting_.store(true);
+  if (has_news() && loop_waiting_.exchange(false)) return post_ready();
+  // Either nothing is there yet, or the thread took the flag and is writing
+  // the eventfd: both end in the wait below.
   wakeup_.async_wait(boost::asio::posix::stream_descriptor::wait_read,
                      [this](const boost::system::error_code& ec) {
                        if (ec) return;

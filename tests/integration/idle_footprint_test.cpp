@@ -1,7 +1,7 @@
 // tests/integration/idle_footprint_test.cpp: a pane that went quiet gives
 // back what its bursts left resident, and its ptyhost runs without glibc's
 // per-thread malloc cache (ptyhost/pane_host.hpp,
-// kQuietGiveBack; ptyhost/pty_reader.hpp, kReaderQuietMs;
+// kQuietGiveBack; ptyhost/pty_reader.hpp, kHandBackMs;
 // common/page_buffer.hpp): the pages of its PTY read-ahead ring and broker
 // read buffer go back to the kernel, and come back when output does.
 // Runs in: the integration test binary.

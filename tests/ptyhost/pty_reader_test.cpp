@@ -1,11 +1,14 @@
 // tests/ptyhost/pty_reader_test.cpp: PtyReader (ptyhost/pty_reader.hpp) on
-// a real PTY pair: every byte reaches the loop in order and then EOF; a loop
-// that takes nothing stops the reader and, behind it, the writer; stop()
-// ends a reader waiting for output or for room.
+// a real PTY pair: a keystroke is read by the loop, a burst by the thread,
+// and the reads come back to the loop after it; every byte reaches the loop
+// in order and then EOF, across hand-offs; a loop that takes nothing stops
+// the reader and, behind it, the writer; stop() ends a reader waiting for
+// the reads, for output or for room.
 // Runs in: the ptyhost process tests.
 #include "ptyhost/pty_reader.hpp"
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <pty.h>
 #include <termios.h>
 #include <unistd.h>
@@ -93,6 +96,37 @@ struct Rig {
   boost::asio::io_context io;
   PtyReader reader{io};
   Rig() { EXPECT_TRUE(reader.start(pty.master.get()).ok()); }
+
+  void write(std::string_view bytes) {
+    for (std::size_t off = 0; off < bytes.size(); off += 1024) {
+      const std::size_t n = std::min<std::size_t>(1024, bytes.size() - off);
+      ASSERT_EQ(::write(pty.slave.get(), bytes.data() + off, n), static_cast<ssize_t>(n));
+    }
+  }
+
+  // Writes `bytes` to the slave a KiB at a time (an unread raw PTY takes
+  // about 20 KiB) and waits until the master's line discipline holds a full
+  // buffer or all of them: the loop's next wakeup then reads all it holds.
+  void write_and_settle(std::string_view bytes) {
+    write(bytes);
+    ASSERT_TRUE(wait_for([&] {
+      int queued = 0;
+      ::ioctl(pty.master.get(), FIONREAD, &queued);
+      return static_cast<std::size_t>(queued) >= std::min(bytes.size(), kBulkBytes);
+    }));
+  }
+
+  // Runs the loop until `pred` holds, at most 10 s.
+  template <class Pred>
+  bool run_until(Pred pred) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!pred()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      io.restart();
+      io.run_for(2ms);
+    }
+    return true;
+  }
 };
 
 // The reader waits for room once less than a read's worth is left.
@@ -100,7 +134,8 @@ bool ring_full(const PtyReader& reader) {
   return reader.peek(kReadRingBytes).size() > kReadRingBytes - kReadRoomMin;
 }
 
-// The loop's side as the pane host runs it: take everything, then wait.
+// The loop's side as the pane host runs it: take everything, then wait
+// again, until EOF (which stops the loop).
 void take_until_eof(boost::asio::io_context& io, PtyReader& reader, std::string& got) {
   reader.when_ready([&] {
     for (auto bytes = reader.peek(64u << 10); !bytes.empty(); bytes = reader.peek(64u << 10)) {
@@ -112,6 +147,59 @@ void take_until_eof(boost::asio::io_context& io, PtyReader& reader, std::string&
   });
 }
 
+TEST(PtyReader, AKeystrokeIsReadByTheLoopABurstByTheThreadAndTheReadsComeBack) {
+  Rig rig;
+  PtyReader& reader = rig.reader;
+  std::string got;
+  take_until_eof(rig.io, reader, got);
+
+  rig.write_and_settle("k");
+  ASSERT_TRUE(rig.run_until([&] { return got == "k"; }));
+  EXPECT_FALSE(reader.thread_reads());
+  EXPECT_EQ(reader.hand_offs(), 0u);
+
+  const std::string burst = pattern(12u << 10);
+  rig.write_and_settle(burst);
+  ASSERT_TRUE(rig.run_until([&] { return reader.hand_offs() == 1; }));
+  ASSERT_TRUE(rig.run_until([&] { return got.size() == 1 + burst.size(); }));
+  // Quiet, with every byte taken: the reads come back.
+  ASSERT_TRUE(rig.run_until([&] { return !reader.thread_reads(); }));
+
+  rig.write_and_settle("j");
+  ASSERT_TRUE(rig.run_until([&] { return got.size() == 2 + burst.size(); }));
+  EXPECT_EQ(reader.hand_offs(), 1u);
+  EXPECT_TRUE(got == "k" + burst + "j") << "the bytes differ";
+}
+
+TEST(PtyReader, BytesKeepTheirOrderAcrossHandOffs) {
+  Rig rig;
+  PtyReader& reader = rig.reader;
+  std::string got, sent;
+  take_until_eof(rig.io, reader, got);
+  constexpr int kRounds = 5;
+  for (int round = 0; round < kRounds; ++round) {
+    // A burst the loop hands to the thread, bytes the thread reads, then a
+    // drop after the reads came back.
+    const std::string burst = pattern(12u << 10).substr(static_cast<std::size_t>(round));
+    rig.write_and_settle(burst);
+    sent += burst;
+    ASSERT_TRUE(rig.run_until([&] { return reader.hand_offs() == static_cast<unsigned>(round + 1); }));
+    const std::string more = pattern(3000 + static_cast<std::size_t>(round));
+    rig.write(more);  // the thread reads them as they come
+    sent += more;
+    ASSERT_TRUE(rig.run_until([&] { return got.size() == sent.size() && !reader.thread_reads(); }))
+        << "round " << round << ": got " << got.size() << " of " << sent.size();
+    const std::string drop = "drop " + std::to_string(round) + "\n";
+    rig.write_and_settle(drop);
+    sent += drop;
+    ASSERT_TRUE(rig.run_until([&] { return got.size() == sent.size(); }));
+  }
+  EXPECT_EQ(reader.hand_offs(), static_cast<unsigned>(kRounds));
+  ::close(rig.pty.slave.release());
+  ASSERT_TRUE(rig.run_until([&] { return reader.at_eof(); }));
+  EXPECT_TRUE(got == sent) << "the bytes differ";
+}
+
 TEST(PtyReader, EveryByteReachesTheLoopInOrderThenEof) {
   Rig rig;
   PtyReader& reader = rig.reader;
@@ -121,15 +209,31 @@ TEST(PtyReader, EveryByteReachesTheLoopInOrderThenEof) {
   take_until_eof(rig.io, reader, got);
   rig.io.run_for(60s);
   ASSERT_TRUE(reader.at_eof()) << "got " << got.size() << " of " << sent.size();
+  EXPECT_GE(reader.hand_offs(), 1u);
   EXPECT_EQ(got.size(), sent.size());
   EXPECT_TRUE(got == sent) << "the bytes differ";
+}
+
+constexpr std::size_t kFirstBurst = 12u << 10;
+
+// Hands the reads to the thread with a burst, and leaves the loop waiting
+// for nothing: the thread alone reads from here on, and keeps the reads
+// while the burst stays in the ring untaken.
+void hand_to_thread(Rig& rig) {
+  rig.write_and_settle(pattern(kFirstBurst));
+  bool called = false;
+  rig.reader.when_ready([&] { called = true; });
+  ASSERT_TRUE(rig.run_until([&] { return called; }));
+  ASSERT_TRUE(rig.reader.thread_reads());
+  ASSERT_TRUE(wait_for([&] { return rig.reader.peek(kReadRingBytes).size() == kFirstBurst; }));
 }
 
 TEST(PtyReader, ALoopThatTakesNothingHoldsTheWriterBackAndLosesNothing) {
   Rig rig;
   PtyReader& reader = rig.reader;
-  const std::string sent = pattern(2u << 20);
-  Writer writer(rig.pty.slave.get(), sent, /*close_after=*/false);
+  hand_to_thread(rig);
+  const std::string body = pattern(2u << 20);
+  Writer writer(rig.pty.slave.get(), body, /*close_after=*/false);
   // The ring fills up to its last page, and stays there.
   ASSERT_TRUE(wait_for([&] { return ring_full(reader); }))
       << "ring holds " << reader.peek(kReadRingBytes).size();
@@ -142,8 +246,9 @@ TEST(PtyReader, ALoopThatTakesNothingHoldsTheWriterBackAndLosesNothing) {
     return writer.written() == before;
   }));
   EXPECT_FALSE(writer.done());
-  EXPECT_LT(before, sent.size() / 2);
+  EXPECT_LT(before, body.size() / 2);
   // Taking bytes lets everything through, in order.
+  const std::string sent = pattern(kFirstBurst) + body;
   std::string got;
   while (got.size() < sent.size()) {
     ASSERT_TRUE(wait_for([&] { return !reader.peek(1).empty(); })) << "stuck at " << got.size();
@@ -155,14 +260,21 @@ TEST(PtyReader, ALoopThatTakesNothingHoldsTheWriterBackAndLosesNothing) {
   EXPECT_TRUE(got == sent) << "the bytes differ";
 }
 
-TEST(PtyReader, StopEndsAReaderWaitingForOutputOrForRoom) {
+TEST(PtyReader, StopEndsAReaderWaitingForTheReadsForOutputOrForRoom) {
   {
     Rig idle;
-    idle.reader.stop();  // in poll(2): nothing was written
+    idle.reader.stop();  // waiting for the reads: the loop has them
     EXPECT_FALSE(idle.reader.running());
+  }
+  {
+    Rig polling;
+    hand_to_thread(polling);
+    polling.reader.stop();  // in poll(2), inside kHandBackMs or after it
+    EXPECT_FALSE(polling.reader.running());
   }
   Rig rig;
   PtyReader& reader = rig.reader;
+  hand_to_thread(rig);
   Writer writer(rig.pty.slave.get(), pattern(1u << 20), /*close_after=*/false);
   ASSERT_TRUE(wait_for([&] { return ring_full(reader); }));
   reader.stop();  // waiting for room
