@@ -382,11 +382,14 @@ void PaneHost::on_quiet() {
   give_back_free_heap();
 }
 
+// The bytes go to the broker first: an echo reaches the viewers without
+// waiting for the terminal model, and the events the bytes give rise to
+// still follow them.
 void PaneHost::process_output(std::string_view bytes) {
-  terminal_->feed(bytes);
-  std::vector<OscEvent> found = osc_.scan(bytes);
   output_offset_ += bytes.size();
   if (broker_) broker_->send_output(output_offset_, bytes);
+  terminal_->feed(bytes);
+  std::vector<OscEvent> found = osc_.scan(bytes);
   if (!found.empty()) publish_osc(found);
   note_foreground();
   note_screen_change();
