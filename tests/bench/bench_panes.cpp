@@ -84,8 +84,9 @@ constexpr int kThroughputRounds = 2;
 constexpr int kPrintedLines = 6000;
 constexpr int kHistoryLines = 5000;
 constexpr int kIdlePanes = 50;
-constexpr int kLatencySamples = 1000;   // per side, in two interleaved halves
-constexpr int kLatencyWarmup = 20;      // per half, not recorded
+constexpr int kLatencySamples = 1000;   // per side, in interleaved blocks
+constexpr int kLatencyBlock = 50;       // samples a side takes in turn
+constexpr int kLatencyWarmup = 20;      // per side, once, not recorded
 constexpr int kRestartRounds = 3;
 
 // ---- how long things may take ------------------------------------------------
@@ -1607,14 +1608,13 @@ LatencyFigures measure_latency(const TempDirs& files, const std::string& tmux_pa
   TmuxServer tmux(files, tmux_path, "lat");
   tmux.run({"new-session", "-d", "-s", "lat", "--", "/bin/sh"});
   TmuxControl control(tmux, "lat");
-  const int half = kLatencySamples / 2;
-  int n = 0;
-  for (int round = 0; round < 2; ++round) {
-    signaltty_latency(viewer, n, kLatencyWarmup, nullptr);
-    signaltty_latency(viewer, n + kLatencyWarmup, half, &f.sig);
-    tmux_latency(control, "lat", n, kLatencyWarmup, nullptr);
-    tmux_latency(control, "lat", n + kLatencyWarmup, half, &f.tmux);
-    n += kLatencyWarmup + half;
+  signaltty_latency(viewer, 0, kLatencyWarmup, nullptr);
+  tmux_latency(control, "lat", 0, kLatencyWarmup, nullptr);
+  // Small blocks in turn, so that a change in the machine's load between
+  // them weighs on both sides alike.
+  for (int n = kLatencyWarmup; n < kLatencyWarmup + kLatencySamples; n += kLatencyBlock) {
+    signaltty_latency(viewer, n, kLatencyBlock, &f.sig);
+    tmux_latency(control, "lat", n, kLatencyBlock, &f.tmux);
   }
   return f;
 }
