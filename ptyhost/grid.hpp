@@ -63,8 +63,18 @@ struct Pen {
 
   int underline() const { return (attrs & attr::kUnderlineMask) >> attr::kUnderlineShift; }
   int font() const { return (attrs & attr::kFontMask) >> attr::kFontShift; }
+  void set(std::uint16_t bit, bool on) {
+    attrs = static_cast<std::uint16_t>(on ? attrs | bit : attrs & ~bit);
+  }
+  void set_underline(int style) { set_field(attr::kUnderlineMask, attr::kUnderlineShift, style); }
+  void set_font(int font) { set_field(attr::kFontMask, attr::kFontShift, font); }
   bool is_default() const { return *this == Pen{}; }
   bool operator==(const Pen&) const = default;
+
+ private:
+  void set_field(std::uint16_t mask, int shift, int value) {
+    attrs = static_cast<std::uint16_t>((attrs & ~mask) | ((value << shift) & mask));
+  }
 };
 
 // The right half of a wide glyph.

@@ -46,15 +46,6 @@ bool parse_params(std::string_view body, Params& out) {
   return true;
 }
 
-void set_bit(std::uint16_t& attrs, std::uint16_t bit, bool on) {
-  attrs = static_cast<std::uint16_t>(on ? attrs | bit : attrs & ~bit);
-}
-
-void set_underline(Pen& pen, int style) {
-  pen.attrs = static_cast<std::uint16_t>((pen.attrs & ~attr::kUnderlineMask) |
-                                         (style << attr::kUnderlineShift));
-}
-
 bool byte_value(int v) { return v >= 0 && v <= kMaxValue; }
 
 // 38/48 at values[i]: "5;n" or "2;r;g;b", every number present and a byte.
@@ -89,34 +80,33 @@ std::optional<Pen> apply_simple_sgr(std::string_view seq, const Pen& pen) {
     if (v == kMissing || v == 0) {
       out = Pen{};
     } else if (v == 1) {
-      set_bit(out.attrs, attr::kBold, true);
+      out.set(attr::kBold, true);
     } else if (v == 3) {
-      set_bit(out.attrs, attr::kItalic, true);
+      out.set(attr::kItalic, true);
     } else if (v == 4) {
-      set_underline(out, 1);
+      out.set_underline(1);
     } else if (v == 5) {
-      set_bit(out.attrs, attr::kBlink, true);
+      out.set(attr::kBlink, true);
     } else if (v == 7) {
-      set_bit(out.attrs, attr::kReverse, true);
+      out.set(attr::kReverse, true);
     } else if (v == 9) {
-      set_bit(out.attrs, attr::kStrike, true);
+      out.set(attr::kStrike, true);
     } else if (v >= 10 && v <= 19) {
-      out.attrs = static_cast<std::uint16_t>((out.attrs & ~attr::kFontMask) |
-                                             ((v - 10) << attr::kFontShift));
+      out.set_font(v - 10);
     } else if (v == 21) {
-      set_underline(out, 2);
+      out.set_underline(2);
     } else if (v == 22) {
-      set_bit(out.attrs, attr::kBold, false);
+      out.set(attr::kBold, false);
     } else if (v == 23) {
-      set_bit(out.attrs, attr::kItalic, false);
+      out.set(attr::kItalic, false);
     } else if (v == 24) {
-      set_underline(out, 0);
+      out.set_underline(0);
     } else if (v == 25) {
-      set_bit(out.attrs, attr::kBlink, false);
+      out.set(attr::kBlink, false);
     } else if (v == 27) {
-      set_bit(out.attrs, attr::kReverse, false);
+      out.set(attr::kReverse, false);
     } else if (v == 29) {
-      set_bit(out.attrs, attr::kStrike, false);
+      out.set(attr::kStrike, false);
     } else if (v >= 30 && v <= 37) {
       out.fg = Color::indexed(static_cast<std::uint8_t>(v - 30));
     } else if (v == 38) {

@@ -36,25 +36,15 @@ Color to_color(const VTermColor& color) {
   return Color::rgb(color.rgb.red, color.rgb.green, color.rgb.blue);
 }
 
-void set_bit(std::uint16_t& attrs, std::uint16_t bit, bool on) {
-  attrs = static_cast<std::uint16_t>(on ? attrs | bit : attrs & ~bit);
-}
-
-void set_field(std::uint16_t& attrs, std::uint16_t mask, int shift, int value) {
-  attrs = static_cast<std::uint16_t>((attrs & ~mask) | ((value << shift) & mask));
-}
-
 void apply_pen_attr(Pen& pen, VTermAttr attr, const VTermValue& value) {
   switch (attr) {
-    case VTERM_ATTR_BOLD: set_bit(pen.attrs, attr::kBold, value.boolean); break;
-    case VTERM_ATTR_ITALIC: set_bit(pen.attrs, attr::kItalic, value.boolean); break;
-    case VTERM_ATTR_BLINK: set_bit(pen.attrs, attr::kBlink, value.boolean); break;
-    case VTERM_ATTR_REVERSE: set_bit(pen.attrs, attr::kReverse, value.boolean); break;
-    case VTERM_ATTR_STRIKE: set_bit(pen.attrs, attr::kStrike, value.boolean); break;
-    case VTERM_ATTR_UNDERLINE:
-      set_field(pen.attrs, attr::kUnderlineMask, attr::kUnderlineShift, value.number);
-      break;
-    case VTERM_ATTR_FONT: set_field(pen.attrs, attr::kFontMask, attr::kFontShift, value.number); break;
+    case VTERM_ATTR_BOLD: pen.set(attr::kBold, value.boolean); break;
+    case VTERM_ATTR_ITALIC: pen.set(attr::kItalic, value.boolean); break;
+    case VTERM_ATTR_BLINK: pen.set(attr::kBlink, value.boolean); break;
+    case VTERM_ATTR_REVERSE: pen.set(attr::kReverse, value.boolean); break;
+    case VTERM_ATTR_STRIKE: pen.set(attr::kStrike, value.boolean); break;
+    case VTERM_ATTR_UNDERLINE: pen.set_underline(value.number); break;
+    case VTERM_ATTR_FONT: pen.set_font(value.number); break;
     case VTERM_ATTR_FOREGROUND: pen.fg = to_color(value.color); break;
     case VTERM_ATTR_BACKGROUND: pen.bg = to_color(value.color); break;
     default: break;
