@@ -5,7 +5,8 @@
 // the other) and a gitworker with its supervisor, caught in the middle of
 // a diff. Each role has a list of what it may hold; anything else fails
 // the test with its pid, role, fd number and target. Terminals are checked
-// down to the PTY: a ptyhost holds its own pane's master and no slave, a
+// down to the PTY: a ptyhost holds its own pane's master (twice: the
+// reader waits on a descriptor of its own) and no slave, a
 // pane program its own pane's slave on 0-2 and nothing else, and no other
 // process any terminal at all.
 // Runs in: the integration test binary. With CAP_SYS_PTRACE (root) it
@@ -111,7 +112,10 @@ void check_descriptors(const LiveProcess& p, const std::vector<OpenFd>& fds, con
                               << " -> " << f.target;
   }
   if (p.role == kPtyhost) {
-    EXPECT_EQ(masters, 1) << p.label() << " holds " << masters << " PTY masters";
+    // Two descriptors of the one master, each checked above to be its own
+    // pane's: the pane host's, and the reader's for the loop's readiness
+    // wait (ptyhost/pty_reader.hpp).
+    EXPECT_EQ(masters, 2) << p.label() << " holds " << masters << " descriptors of PTY masters";
   }
   if (p.role == kPaneProgram) {
     std::set<int> numbers;
