@@ -78,6 +78,16 @@ constexpr AllowedCall kAllowed[] = {
     {"exit_group", "process exit"},
 };
 
+#if defined(__SANITIZE_THREAD__)
+// ThreadSanitizer's runtime backs off with a sleep or a yield when the two
+// threads meet on one of its internal locks (the reader's hand-offs).
+constexpr AllowedCall kAllowedUnderTsan[] = {
+    {"nanosleep", "ThreadSanitizer's lock backoff"},
+    {"clock_nanosleep", "ThreadSanitizer's lock backoff"},
+    {"sched_yield", "ThreadSanitizer's lock backoff"},
+};
+#endif
+
 // Calls allowed only with fixed arguments.
 Status allow_narrow(scmp_filter_ctx ctx, const SandboxScope& scope) {
   // pids and fds are C ints: compare their low 32 bits only.
@@ -113,6 +123,9 @@ Status enter_sandbox(const SandboxScope& scope) {
   // 0x80 on x86_64) kills the process whatever its number.
   SIGNALTTY_TRY(seccomp::FilterPtr filter, seccomp::new_filter());
   SIGNALTTY_RETURN_IF_ERROR(seccomp::allow_calls(filter.get(), kAllowed));
+#if defined(__SANITIZE_THREAD__)
+  SIGNALTTY_RETURN_IF_ERROR(seccomp::allow_calls(filter.get(), kAllowedUnderTsan));
+#endif
   SIGNALTTY_RETURN_IF_ERROR(allow_narrow(filter.get(), scope));
   // The PTY reader thread already runs: the filter (and no-new-privs) is
   // loaded into every thread at once, or into none.
