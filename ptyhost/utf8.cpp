@@ -3,6 +3,7 @@
 // above U+10FFFF.
 #include "ptyhost/utf8.hpp"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -12,12 +13,12 @@ namespace signaltty::ptyhost {
 namespace {
 
 struct LeadRule {
-  std::size_t length;      // bytes in the character, 0 for an invalid lead
-  unsigned char low;       // range of the first continuation byte
-  unsigned char high;
+  std::uint8_t length = 0;  // bytes in the character, 0 for an invalid lead
+  unsigned char low = 0;    // range of the first continuation byte
+  unsigned char high = 0;
 };
 
-LeadRule rule_for(unsigned char lead) {
+constexpr LeadRule rule_of(unsigned lead) {
   if (lead < 0x80) return {1, 0, 0};
   if (lead < 0xC2) return {0, 0, 0};
   if (lead < 0xE0) return {2, 0x80, 0xBF};
@@ -29,6 +30,16 @@ LeadRule rule_for(unsigned char lead) {
   if (lead == 0xF4) return {4, 0x80, 0x8F};
   return {0, 0, 0};
 }
+
+// rule_of for every byte, worked out at compile time: the checks below run
+// on every non-ASCII character of the output, and a load is all they pay.
+constexpr std::array<LeadRule, 256> kLeadRules = [] {
+  std::array<LeadRule, 256> rules{};
+  for (unsigned lead = 0; lead < rules.size(); ++lead) rules[lead] = rule_of(lead);
+  return rules;
+}();
+
+LeadRule rule_for(unsigned char lead) { return kLeadRules[lead]; }
 
 bool all_ascii(const char* p) {
   std::uint64_t word;
