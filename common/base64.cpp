@@ -9,13 +9,19 @@
 namespace signaltty {
 
 std::string base64_encode(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
-  if (bytes.empty()) return out;
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(bytes.data()),
-                          static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(n));
+  std::string out;
+  base64_append(out, bytes);
   return out;
+}
+
+void base64_append(std::string& out, std::string_view bytes) {
+  if (bytes.empty()) return;
+  const std::size_t at = out.size();
+  out.resize(at + 4 * ((bytes.size() + 2) / 3));
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data() + at),
+                                reinterpret_cast<const unsigned char*>(bytes.data()),
+                                static_cast<int>(bytes.size()));
+  out.resize(at + static_cast<std::size_t>(n));
 }
 
 std::optional<std::string> base64_decode(std::string_view text) {

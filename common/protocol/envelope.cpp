@@ -102,12 +102,11 @@ std::string encode_pty_data_line(std::string_view pane_id, std::uint64_t seq,
     PtyDataPayload payload{std::string(pane_id), base64_encode(bytes), output_offset};
     return encode_event(ev::PtyData::name, seq, encode(payload));
   }
-  const std::string data = base64_encode(bytes);
   constexpr std::string_view kHead = R"({"event":"pty.data","payload":{"data_b64":")";
   std::string line;
-  line.reserve(kHead.size() + data.size() + pane_id.size() + 128);
+  line.reserve(kHead.size() + 4 * ((bytes.size() + 2) / 3) + pane_id.size() + 128);
   line += kHead;
-  line += data;
+  base64_append(line, bytes);
   line += R"(","output_offset":)";
   line += std::to_string(output_offset);
   line += R"(,"pane_id":")";

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 
 #include "common/base64.hpp"
@@ -17,6 +19,24 @@ Json generic(std::string_view pane_id, std::uint64_t seq, std::uint64_t offset,
              std::string_view bytes) {
   PtyDataPayload payload{std::string(pane_id), base64_encode(bytes), offset};
   return Json::parse(encode_event(ev::PtyData::name, seq, encode(payload)));
+}
+
+// RFC 4648, section 10, and appending after what the string holds.
+TEST(Base64, EncodesTheRfcVectorsAndAppendsWithoutTouchingWhatWasThere) {
+  const std::pair<std::string_view, std::string_view> vectors[] = {
+      {"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},        {"foo", "Zm9v"},
+      {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
+  for (const auto& [plain, encoded] : vectors) {
+    EXPECT_EQ(base64_encode(plain), encoded) << plain;
+    std::string line = "head:";
+    base64_append(line, plain);
+    EXPECT_EQ(line, "head:" + std::string(encoded)) << plain;
+    EXPECT_EQ(base64_decode(encoded), std::string(plain)) << plain;
+  }
+  const std::string binary("\0\xff\x80\n\x1b", 5);
+  std::string line = "x";
+  base64_append(line, binary);
+  EXPECT_EQ(base64_decode(std::string_view(line).substr(1)), binary);
 }
 
 TEST(PtyDataLine, EqualsTheGenericEventAsJson) {
