@@ -151,8 +151,6 @@ std::string_view encode_row(const Row& row) {
   return {base, static_cast<std::size_t>(shown_end - base)};
 }
 
-void encode_row(const Row& row, std::string& out) { out += encode_row(row); }
-
 bool decode_row(std::string_view bytes, Row& row) {
   const auto max_cells = static_cast<std::size_t>(signaltty::limits::kPaneColsMax);
   row.cells.clear();

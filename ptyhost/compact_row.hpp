@@ -25,8 +25,6 @@ namespace signaltty::ptyhost {
 // The compact form of `row`, in a buffer of the calling thread's that the
 // next call overwrites.
 std::string_view encode_row(const Row& row);
-// Appends the compact form of `row` to `out`.
-void encode_row(const Row& row, std::string& out);
 // Rebuilds the cells (and marks) `bytes` encode into `row`, whose seq,
 // hash and dirty flag it leaves alone. False, with `row` unspecified, when
 // the bytes are malformed or hold more than limits::kPaneColsMax cells.

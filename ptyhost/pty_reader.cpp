@@ -109,21 +109,17 @@ void* PtyReader::thread_main(void* self) {
 }
 
 void PtyReader::run() {
-  const std::size_t size = ring_.size();
   while (wait_for_reads()) {
     for (;;) {
       if (stop_.load()) return;
       const std::uint64_t head = head_.load(std::memory_order_relaxed);  // ours while we read
-      const std::size_t used = static_cast<std::size_t>(head - tail_.load());
-      if (size - used < kReadRoomMin) {
+      const std::uint64_t tail = tail_.load();
+      if (!has_room(head, tail)) {
         wait_for_room();
         continue;
       }
-      const std::size_t at = static_cast<std::size_t>(head % size);
-      const ssize_t n = ::read(master_, ring_.data() + at, std::min(size - used, size - at));
+      const ssize_t n = read_into_ring(head, tail);
       if (n > 0) {
-        ring_.mark_used();
-        head_.store(head + static_cast<std::uint64_t>(n));
         wake_loop();
       } else if (n < 0 && errno == EINTR) {
         continue;
@@ -173,14 +169,31 @@ void PtyReader::wait_for_room() {
   std::unique_lock lock(mutex_);
   room_waiting_.store(true);
   thread_wake_.wait(lock, [&] {
-    return stop_.load() ||
-           ring_.size() - (head_.load(std::memory_order_relaxed) - tail_.load()) >= kReadRoomMin;
+    return stop_.load() || has_room(head_.load(std::memory_order_relaxed), tail_.load());
   });
   room_waiting_.store(false);
 }
 
 void PtyReader::wake_loop() {
   if (loop_waiting_.load() && loop_waiting_.exchange(false)) signal_eventfd(wakeup_.native_handle());
+}
+
+// ---- a read into the ring, by whichever side reads now ----------------------
+
+bool PtyReader::has_room(std::uint64_t head, std::uint64_t tail) const {
+  return ring_.size() - static_cast<std::size_t>(head - tail) >= kReadRoomMin;
+}
+
+ssize_t PtyReader::read_into_ring(std::uint64_t head, std::uint64_t tail) {
+  const std::size_t size = ring_.size();
+  const std::size_t used = static_cast<std::size_t>(head - tail);
+  const std::size_t at = static_cast<std::size_t>(head % size);
+  const ssize_t n = ::read(master_, ring_.data() + at, std::min(size - used, size - at));
+  if (n > 0) {
+    ring_.mark_used();
+    head_.store(head + static_cast<std::uint64_t>(n));
+  }
+  return n;
 }
 
 // ---- the loop's own reads --------------------------------------------------
@@ -222,16 +235,11 @@ void PtyReader::read_on_loop() {
     head_.store(head);
   }
   std::size_t got = 0;
-  while (got < kBulkBytes) {
-    const std::size_t used = static_cast<std::size_t>(head - tail);
-    if (size - used < kReadRoomMin) break;
-    const std::size_t at = static_cast<std::size_t>(head % size);
-    const ssize_t n = ::read(master_, ring_.data() + at, std::min(size - used, size - at));
+  while (got < kBulkBytes && has_room(head, tail)) {
+    const ssize_t n = read_into_ring(head, tail);
     if (n > 0) {
-      ring_.mark_used();
       head += static_cast<std::uint64_t>(n);
       got += static_cast<std::size_t>(n);
-      head_.store(head);
       if (static_cast<std::size_t>(n) < kBulkBytes) return;
     } else if (n < 0 && errno == EINTR) {
       continue;
@@ -276,10 +284,11 @@ void PtyReader::consume(std::size_t n) {
   }
 }
 
-bool PtyReader::has_news() const {
-  return head_.load() != tail_.load(std::memory_order_relaxed) || eof_.load() ||
-         owner_.load() == Reads::Loop;
+bool PtyReader::has_bytes_or_eof() const {
+  return head_.load() != tail_.load(std::memory_order_relaxed) || eof_.load();
 }
+
+bool PtyReader::has_news() const { return has_bytes_or_eof() || owner_.load() == Reads::Loop; }
 
 bool PtyReader::at_eof() const {
   return eof_.load() && head_.load() == tail_.load(std::memory_order_relaxed);
@@ -295,7 +304,7 @@ void PtyReader::when_ready(std::function<void()> ready) {
   ready_ = std::move(ready);
   if (owner_.load() == Reads::Loop) {
     // The thread is not reading, and will not until the loop says so.
-    if (head_.load() != tail_.load(std::memory_order_relaxed) || eof_.load()) return post_ready();
+    if (has_bytes_or_eof()) return post_ready();
     return watch_master();
   }
   loop_waiting_.store(true);

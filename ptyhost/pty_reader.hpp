@@ -119,7 +119,14 @@ class PtyReader {
   void read_on_loop();
   void hand_to_thread();
   void post_ready();
+  bool has_bytes_or_eof() const;
   bool has_news() const;
+  // ---- either side, whichever reads now ----
+  // At least kReadRoomMin free ahead of `head`.
+  bool has_room(std::uint64_t head, std::uint64_t tail) const;
+  // One read(2) into the ring at `head`, as much as fits before the ring's
+  // end; bytes read are published in head_. Returns what read returned.
+  ssize_t read_into_ring(std::uint64_t head, std::uint64_t tail);
 
   boost::asio::io_context& io_;
   PageBuffer ring_{kReadRingBytes};

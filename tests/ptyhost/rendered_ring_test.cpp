@@ -318,8 +318,7 @@ TEST(RenderedRing, CompactRowsReadAsTheRowsTheyWere) {
     terminal.feed(testing::random_vt_stream(rng, 400, testing::StreamMix{}));
     for (const Grid* grid : {&terminal.main_screen(), &terminal.screen()}) {
       for (int r = 0; r < grid->rows(); ++r) {
-        std::string bytes;
-        encode_row(grid->row(r), bytes);
+        const std::string bytes(encode_row(grid->row(r)));
         Row decoded;
         ASSERT_TRUE(decode_row(bytes, decoded)) << "seed " << seed << " row " << r;
         for (TextStyle style : {TextStyle::Plain, TextStyle::Ansi})
