@@ -88,6 +88,8 @@ TEST_F(IdleFootprint, AQuietPaneGivesBackItsReadBuffersAndTakesThemAgainForOutpu
 
 // broker/launcher_process.cpp, kPtyhostEnvMalloc: the ptyhost runs without
 // glibc's per-thread cache; the program in the pane is not touched by it.
+// Until the program's exec, /proc shows the environment its ptyhost forked
+// it with, so the test reads it once `sleep` runs.
 TEST_F(IdleFootprint, OnlyThePtyhostRunsWithoutGlibcsPerThreadMallocCache) {
   start();
   Client client = connect();
@@ -97,6 +99,8 @@ TEST_F(IdleFootprint, OnlyThePtyhostRunsWithoutGlibcsPerThreadMallocCache) {
   const std::string ptyhost_env = proc_file(ptyhost, "environ");
   EXPECT_NE(ptyhost_env.find(std::string("GLIBC_TUNABLES=glibc.malloc.tcache_count=0") + '\0'),
             std::string::npos);
+  ASSERT_TRUE(wait_until([&] { return proc_file(program, "cmdline").rfind("sleep", 0) == 0; }))
+      << "the pane's program never ran sleep";
   const std::string program_env = proc_file(program, "environ");
   ASSERT_FALSE(program_env.empty());
   EXPECT_EQ(program_env.find("GLIBC_TUNABLES"), std::string::npos);
