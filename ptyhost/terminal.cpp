@@ -231,13 +231,9 @@ void Terminal::draw_text(std::string_view bytes) {
       ++i;
       continue;
     }
-    std::size_t end = i + 1;
-    bool ascii = c < 0x80;
-    for (; end < bytes.size(); ++end) {
-      const auto b = static_cast<unsigned char>(bytes[end]);
-      if (is_control(b)) break;
-      ascii = ascii && b < 0x80;
-    }
+    bool high = c >= 0x80;
+    const std::size_t end = control_or_end(bytes, i + 1, high);
+    const bool ascii = !high;
     // In origin mode libvterm clamps the cursor into the scroll region
     // after every CSI, so the fast path's cursor move would pull a cursor
     // that DECRC put below the region back into it.
@@ -346,8 +342,7 @@ std::size_t Terminal::draw_fast_text(std::string_view bytes, std::size_t owed, s
     while (!ascii && fit < end) {
       if (static_cast<unsigned char>(bytes[fit]) < 0x80) {
         // ASCII, one column a byte, taken as a block.
-        std::size_t ascii_end = fit + 1;
-        while (ascii_end < end && static_cast<unsigned char>(bytes[ascii_end]) < 0x80) ++ascii_end;
+        const std::size_t ascii_end = ascii_run_end(bytes.substr(0, end), fit + 1);
         const auto take = std::min(ascii_end - fit, static_cast<std::size_t>(room - columns));
         if (take > 0) {
           last_start = fit + take - 1;
@@ -419,8 +414,7 @@ std::size_t Terminal::draw_fast_text(std::string_view bytes, std::size_t owed, s
 void Terminal::put_simple(Grid& grid, int row, int col, std::string_view text) {
   std::size_t i = 0;
   while (i < text.size()) {
-    std::size_t ascii_end = i;
-    while (ascii_end < text.size() && static_cast<unsigned char>(text[ascii_end]) < 0x80) ++ascii_end;
+    const std::size_t ascii_end = ascii_run_end(text, i);
     if (ascii_end > i) {
       grid.put_ascii(row, col, text.substr(i, ascii_end - i), pen_);
       col += static_cast<int>(ascii_end - i);

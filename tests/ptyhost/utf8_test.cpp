@@ -103,6 +103,58 @@ TEST(Utf8, KnownStrings) {
   EXPECT_FALSE(is_valid_utf8("\xE4\xB8" "abcdefgh"));   // cut short before it
 }
 
+// The word-at-a-time scans against byte-at-a-time ones: every byte value
+// at every position of a 19-byte string (so in each of the three eight-byte
+// steps and the tail), from every start, and seeded strings of the bytes
+// that matter (C0 controls, DEL, ASCII, 0x80 and above).
+std::size_t ascii_run_end_bytewise(std::string_view s, std::size_t from) {
+  while (from < s.size() && static_cast<unsigned char>(s[from]) < 0x80) ++from;
+  return from;
+}
+std::size_t control_or_end_bytewise(std::string_view s, std::size_t from, bool& high) {
+  for (; from < s.size(); ++from) {
+    const auto b = static_cast<unsigned char>(s[from]);
+    if (b < 0x20 || b == 0x7F) break;
+    high = high || b >= 0x80;
+  }
+  return from;
+}
+void expect_scans_agree(std::string_view s) {
+  for (std::size_t from = 0; from <= s.size(); ++from) {
+    ASSERT_EQ(ascii_run_end(s, from), ascii_run_end_bytewise(s, from)) << from;
+    for (bool start_high : {false, true}) {
+      bool high = start_high;
+      bool want_high = start_high;
+      ASSERT_EQ(control_or_end(s, from, high), control_or_end_bytewise(s, from, want_high)) << from;
+      ASSERT_EQ(high, want_high) << from;
+    }
+  }
+}
+
+TEST(ByteScans, AgreeWithByteByByteScansForEveryByteAtEveryPosition) {
+  const std::string base = "text with no ctl!!";  // 18 printable bytes
+  for (std::size_t at = 0; at <= base.size(); ++at) {
+    for (int b = 0; b < 256; ++b) {
+      std::string s = base;
+      s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), static_cast<char>(b));
+      expect_scans_agree(s);
+      if (::testing::Test::HasFatalFailure()) FAIL() << "byte " << b << " at " << at;
+    }
+  }
+}
+
+TEST(ByteScans, AgreeWithByteByByteScansOnSeededStrings) {
+  const char kinds[] = {'\0', '\x1b', '\n', '\x1f', '\x20', '\x7e', '\x7f', '\x80', '\xc3', '\xff', 'a'};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 2000; ++round) {
+    std::string s(rng() % 40, 'x');
+    for (char& c : s)
+      if (rng() % 6 == 0) c = kinds[rng() % sizeof kinds];
+    expect_scans_agree(s);
+    if (::testing::Test::HasFatalFailure()) FAIL() << "round " << round;
+  }
+}
+
 }  // namespace SIGNALTTY_UNITY_ID
 }  // namespace
 }  // namespace signaltty::ptyhost
