@@ -121,19 +121,22 @@ void PtyReader::run() {
       const ssize_t n = read_into_ring(head, tail);
       if (n > 0) {
         wake_loop();
+        // A read short of a line-discipline buffer took all there was (or
+        // all that fit before the ring's end): poll, as the loop does,
+        // without a read that would only say EAGAIN.
+        if (static_cast<std::size_t>(n) >= kBulkBytes) continue;
       } else if (n < 0 && errno == EINTR) {
         continue;
-      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        const Waited waited = wait_readable();
-        if (waited == Waited::Stopped) return;
-        if (waited == Waited::HandedBack) break;
-      } else {
+      } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
         // EOF, or EIO once no process holds the slave: every byte before it
         // is in the ring.
         eof_.store(true);
         wake_loop();
         return;
       }
+      const Waited waited = wait_readable();
+      if (waited == Waited::Stopped) return;
+      if (waited == Waited::HandedBack) break;
     }
   }
 }
