@@ -147,6 +147,11 @@ struct Server::Impl {
   std::unique_ptr<Services> services;
   std::unique_ptr<Router> router;
   std::unique_ptr<Local::acceptor> acceptor;
+  // The socket file this broker bound (device and inode): at exit it
+  // unlinks that file only, never a successor's bound at the same path
+  // after this broker closed its acceptor.
+  dev_t socket_dev = 0;
+  ino_t socket_ino = 0;
   asio::signal_set signals{io, SIGTERM, SIGINT};
   asio::steady_timer accept_backoff{io};
   asio::steady_timer socket_sweep{io};
@@ -286,6 +291,11 @@ Status Server::Impl::listen() {
   if (ec) return Error{ErrorCode::IoError, "listen on " + config.socket_path + ": " + ec.message()};
   if (::chmod(config.socket_path.c_str(), 0600) != 0)
     return Error::from_errno(ErrorCode::IoError, "chmod", errno, config.socket_path);
+  struct stat st {};
+  if (::lstat(config.socket_path.c_str(), &st) != 0)
+    return Error::from_errno(ErrorCode::IoError, "lstat", errno, config.socket_path);
+  socket_dev = st.st_dev;
+  socket_ino = st.st_ino;
   set_close_on_exec(acceptor->native_handle());
   return {};
 }
@@ -422,7 +432,8 @@ int Server::run() {
   s.io.run_for(kStopFlushBudget);
   s.pipeline->shutdown();
   struct stat st {};
-  if (::lstat(s.config.socket_path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode))
+  if (::lstat(s.config.socket_path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
+      st.st_dev == s.socket_dev && st.st_ino == s.socket_ino)
     ::unlink(s.config.socket_path.c_str());
   return kExitOk;
 }

@@ -107,6 +107,48 @@ TEST_F(BrokerSocket, ReplacesAStaleSocketFile) {
   EXPECT_TRUE(is_ok(connect().request("server.status")));
 }
 
+// A broker that stops after another took the path over (its acceptor
+// closed, so a broker with another state dir found the path refused and
+// bound it afresh) leaves the newcomer's socket in place. The newcomer is
+// stood in for by a listening socket of the test's own.
+TEST_F(BrokerSocket, AStoppingBrokerLeavesASuccessorsSocketInPlace) {
+  start();
+  ASSERT_EQ(::unlink(dirs_.socket_path().c_str()), 0) << std::strerror(errno);
+  UniqueFd successor(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  ASSERT_TRUE(successor.valid());
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", dirs_.socket_path().c_str());
+  ASSERT_EQ(::bind(successor.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0)
+      << std::strerror(errno);
+  ASSERT_EQ(::listen(successor.get(), 4), 0) << std::strerror(errno);
+  struct stat before {};
+  ASSERT_EQ(::lstat(dirs_.socket_path().c_str(), &before), 0);
+
+  broker().sigterm();
+  const auto exited = broker().wait_exit(deadline_after());
+  ASSERT_TRUE(exited.has_value()) << "the broker did not stop on SIGTERM";
+  EXPECT_EQ(exited->code, 0) << exited->describe();
+
+  struct stat after {};
+  ASSERT_EQ(::lstat(dirs_.socket_path().c_str(), &after), 0)
+      << "the stopping broker unlinked the successor's socket";
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  EXPECT_EQ(::connect(probe.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0)
+      << std::strerror(errno);
+}
+
+// And its own socket goes with it.
+TEST_F(BrokerSocket, AStoppedBrokerRemovesItsOwnSocket) {
+  start();
+  ASSERT_TRUE(path_exists(dirs_.socket_path()));
+  broker().sigterm();
+  const auto exited = broker().wait_exit(deadline_after());
+  ASSERT_TRUE(exited.has_value()) << "the broker did not stop on SIGTERM";
+  EXPECT_FALSE(path_exists(dirs_.socket_path()));
+}
+
 TEST_F(BrokerSocket, SecondBrokerOnTheSameStateDirRefuses) {
   start();
   const std::string other_socket = dirs_.scratch("other-run") + "/b.sock";
