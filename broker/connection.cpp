@@ -217,8 +217,9 @@ void Connection::close_now() {
   boost::system::error_code ignored;
   socket_.shutdown(Socket::shutdown_both, ignored);
   socket_.close(ignored);
-  // accounted_: a queue dropped at its cap was emptied by the failed push.
-  const bool held_much = std::max(accounted_, out_.bytes()) >= kTrimAfterBytes;
+  // A queue dropped at its cap was emptied by the failed push; it still
+  // says what it held.
+  const bool held_much = out_.bytes() + out_.dropped_bytes() >= kTrimAfterBytes;
   out_.clear();
   account();
   if (budget_) budget_->withdraw(*this);

@@ -53,6 +53,7 @@ class BoundedQueue {
     if (bytes() + size > cap_bytes_) {
       if (policy_ == OverflowPolicy::kDropReader) {
         overflowed_ = true;
+        dropped_bytes_ = bytes();
         clear();
       }
       return false;
@@ -94,6 +95,9 @@ class BoundedQueue {
   std::size_t bytes() const { return queued_bytes_ + in_flight_bytes_; }
   // kDropReader only: the cap was hit; nothing more is accepted.
   bool overflowed() const { return overflowed_; }
+  // kDropReader only: the bytes (queued and in flight) the queue held when
+  // it dropped the reader; 0 until then.
+  std::size_t dropped_bytes() const { return dropped_bytes_; }
 
  private:
   std::size_t cap_bytes_;
@@ -102,6 +106,7 @@ class BoundedQueue {
   std::size_t queued_bytes_ = 0;
   std::size_t in_flight_bytes_ = 0;
   bool overflowed_ = false;
+  std::size_t dropped_bytes_ = 0;
 };
 
 }  // namespace signaltty

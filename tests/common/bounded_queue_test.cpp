@@ -37,7 +37,22 @@ TEST(BoundedQueue, DropReaderDiscardsEverythingAndRefusesFromThenOn) {
   EXPECT_TRUE(q.overflowed());
   EXPECT_TRUE(q.empty());
   EXPECT_EQ(q.bytes(), 0u);
+  EXPECT_EQ(q.dropped_bytes(), 3u) << "what it held when it dropped the reader";
   EXPECT_FALSE(q.push("d"));
+  EXPECT_EQ(q.dropped_bytes(), 3u) << "later refusals add nothing";
+}
+
+TEST(BoundedQueue, DroppedBytesCountTheBatchInFlightAndStayZeroUntilADrop) {
+  BoundedQueue<std::string> q(6, OverflowPolicy::kDropReader);
+  ASSERT_TRUE(q.push("ab"));
+  ASSERT_TRUE(q.push("cd"));
+  EXPECT_EQ(q.take_batch(1), std::vector<std::string>{"ab"});
+  EXPECT_EQ(q.dropped_bytes(), 0u);
+  EXPECT_FALSE(q.push("efg"));
+  EXPECT_EQ(q.dropped_bytes(), 4u);
+  BoundedQueue<std::string> refusing(2, OverflowPolicy::kRefuseItem);
+  EXPECT_FALSE(refusing.push("abc"));
+  EXPECT_EQ(refusing.dropped_bytes(), 0u) << "kRefuseItem drops nothing it held";
 }
 
 TEST(BoundedQueue, BatchInFlightCountsAgainstTheCapUntilFinished) {
