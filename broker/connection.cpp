@@ -116,8 +116,7 @@ void Connection::drain_lines() {
     start = nl + 1;
   }
   inbuf_.erase(0, start);
-  if (inbuf_.capacity() > kKeptLineBufferBytes && inbuf_.size() <= kReadChunkBytes)
-    inbuf_.shrink_to_fit();
+  shrink_when_small(inbuf_, kKeptLineBufferBytes);
   if (trim) give_back_free_heap();
   scanned_ = inbuf_.size();
   // The cap holds while reading: a partial line never grows past it.

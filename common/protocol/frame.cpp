@@ -2,6 +2,7 @@
 #include "common/protocol/frame.hpp"
 
 #include "common/byte_order.hpp"
+#include "common/heap_trim.hpp"
 
 namespace signaltty::protocol {
 namespace {
@@ -73,8 +74,7 @@ Result<std::optional<Frame>> FrameReader::next() {
     buffer_.erase(0, consumed_);
     consumed_ = 0;
     // A large frame (a terminal's state) is gone: so is the room it took.
-    if (buffer_.capacity() > kKeptBufferBytes && buffer_.size() <= kKeptBufferBytes / 2)
-      buffer_.shrink_to_fit();
+    shrink_when_small(buffer_, kKeptBufferBytes);
   }
   return std::optional<Frame>(std::move(f));
 }
