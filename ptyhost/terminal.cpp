@@ -25,8 +25,6 @@ constexpr unsigned char kShiftOut = 0x0e;
 constexpr unsigned char kShiftIn = 0x0f;
 
 bool printable_ascii(char c) { return c >= 0x20 && c < 0x7f; }
-// C0 and DEL: everything else in ground text is printable (UTF-8 included).
-bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
 Rect to_rect(VTermRect r) { return Rect{r.start_row, r.end_row, r.start_col, r.end_col}; }
 
@@ -226,7 +224,7 @@ void Terminal::draw_text(std::string_view bytes) {
   std::size_t i = 0;
   while (i < bytes.size()) {
     const auto c = static_cast<unsigned char>(bytes[i]);
-    if (is_control(c)) {
+    if (is_c0_or_del(c)) {
       if (c == kShiftOut || c == kShiftIn) text_modes_.note_control(c);
       ++i;
       continue;

@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstdint>
-#include <cstring>
 
 #include "ptyhost/line_render.hpp"
 
@@ -41,11 +40,6 @@ constexpr std::array<LeadRule, 256> kLeadRules = [] {
 
 LeadRule rule_for(unsigned char lead) { return kLeadRules[lead]; }
 
-bool all_ascii(const char* p) {
-  std::uint64_t word;
-  std::memcpy(&word, p, sizeof word);
-  return (word & 0x8080808080808080ull) == 0;
-}
 
 }  // namespace
 
@@ -90,25 +84,17 @@ char32_t decode_well_formed(std::string_view s, std::size_t i, std::size_t& leng
 // The table of decode_utf8 checked in place, one branch per lead range:
 // the terminal model checks every piece of ground text it is fed.
 bool is_valid_utf8(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* const end = p + s.size();
   const auto continuation = [](unsigned char c) { return (c & 0xC0) == 0x80; };
-  while (p < end) {
-    if (end - p >= 8 && all_ascii(reinterpret_cast<const char*>(p))) {
-      p += 8;
-      continue;
-    }
+  for (std::size_t i = ascii_run_end(s, 0); i < s.size(); i = ascii_run_end(s, i)) {
+    const auto* const p = reinterpret_cast<const unsigned char*>(s.data() + i);
+    const auto* const end = reinterpret_cast<const unsigned char*>(s.data() + s.size());
     const unsigned char lead = *p;
-    if (lead < 0x80) {
-      ++p;
-      continue;
-    }
     const LeadRule rule = rule_for(lead);
     if (rule.length == 0 || static_cast<std::size_t>(end - p) < rule.length) return false;
     if (p[1] < rule.low || p[1] > rule.high) return false;
     if (rule.length >= 3 && !continuation(p[2])) return false;
     if (rule.length == 4 && !continuation(p[3])) return false;
-    p += rule.length;
+    i += rule.length;
   }
   return true;
 }

@@ -44,6 +44,10 @@ inline bool has_control(std::uint64_t word) {
 }
 }  // namespace scan_detail
 
+// A C0 control or DEL: everything else in ground text is printable (UTF-8
+// included).
+inline bool is_c0_or_del(unsigned char b) { return b < 0x20 || b == 0x7F; }
+
 // Where the run of ASCII bytes starting at s[from] ends: the first byte at
 // or after `from` that is 0x80 or above, else s.size().
 inline std::size_t ascii_run_end(std::string_view s, std::size_t from) {
@@ -65,7 +69,7 @@ inline std::size_t control_or_end(std::string_view s, std::size_t from, bool& hi
   high = high || (highs & scan_detail::kHighs) != 0;
   for (; from < s.size(); ++from) {
     const auto b = static_cast<unsigned char>(s[from]);
-    if (b < 0x20 || b == 0x7F) break;
+    if (is_c0_or_del(b)) break;
     high = high || b >= 0x80;
   }
   return from;
