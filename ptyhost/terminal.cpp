@@ -11,6 +11,7 @@
 #include <array>
 #include <charconv>
 #include <functional>
+#include <utility>
 
 #include "common/limits.hpp"
 #include "ptyhost/compact_row.hpp"
@@ -87,15 +88,18 @@ class VtCallbacks {
   static Terminal& self(void* user) { return *static_cast<Terminal*>(user); }
 
   static int putglyph(VTermGlyphInfo* info, VTermPos pos, void* user) {
+    if (self(user).replaying_) return 1;
     self(user).on_glyph(info->chars, info->width, info->protected_cell, info->dwl, pos.row,
                         pos.col);
     return 1;
   }
   static int movecursor(VTermPos pos, VTermPos, int visible, void* user) {
+    if (self(user).replaying_) return 1;
     self(user).on_cursor(pos.row, pos.col, visible != 0);
     return 1;
   }
   static int scrollrect(VTermRect rect, int down, int right, void* user) {
+    if (self(user).replaying_) return 1;  // insert mode shifts the row first
     self(user).on_scroll(to_rect(rect), down, right);
     return 1;
   }
@@ -128,6 +132,7 @@ class VtCallbacks {
                          now->doubleheight != before->doubleheight;
     if (!changed || !now->doublewidth) return 1;
     Terminal& t = self(user);
+    t.double_width_seen_ = true;
     Grid& grid = t.active();
     grid.erase(Rect{row, row + 1, grid.cols() / 2, grid.cols()}, t.pen_, EraseMode::All);
     return 1;
@@ -197,6 +202,7 @@ FeedEffects Terminal::feed(std::string_view bytes) {
   input_ = bytes;
   guard_.filter(bytes, *this);
   flush();
+  catch_up_vterm({});
   sync_cursor();
   input_ = {};
   reconcile();
@@ -273,10 +279,10 @@ Terminal::SimpleChar Terminal::simple_utf8_char(std::string_view bytes, std::siz
 // a glyph of their own (ASCII, and UTF-8 that libvterm gives one or two
 // columns), row by row, up to but not including each row's last column;
 // libvterm draws that column and the character that wraps, so wrapping
-// and scrolling stay its own. Each stretch's last character is libvterm's
-// too, so that it remembers the last glyph (REP, a combining mark after
-// it). Everything not drawn is queued for libvterm in order, from `owed`.
-// Returns where the bytes still owed to libvterm start.
+// and scrolling stay its own. libvterm's cursor and its memory of the last
+// glyph (for REP and a combining mark) stay behind (lag_) until a write
+// needs them. Everything not drawn is queued for libvterm in order, from
+// `owed`. Returns where the bytes still owed to libvterm start.
 // `ascii`: the run is all ASCII, one stretch of one-column characters.
 std::size_t Terminal::draw_fast_text(std::string_view bytes, std::size_t owed, std::size_t begin,
                                      std::size_t end, bool ascii) {
@@ -306,8 +312,7 @@ std::size_t Terminal::draw_fast_text(std::string_view bytes, std::size_t owed, s
     queue_text(bytes, owed, pos);
     owed = pos;
     flush();
-    VTermPos cursor;
-    vterm_state_get_cursorpos(state_, &cursor);
+    const CursorPos cursor = lagged_cursor();
     Grid& grid = active();
     // libvterm's line info covers its rows only; any doubt goes to libvterm.
     if (cursor.row < 0 || cursor.row >= grid.rows() || cursor.col < 0) break;
@@ -319,8 +324,7 @@ std::size_t Terminal::draw_fast_text(std::string_view bytes, std::size_t owed, s
     if (last_glyph_.at_margin && cursor.row == last_glyph_.pos.row && cursor.col == last_glyph_.pos.col)
       break;
     const int room = std::max(grid.cols() - 1 - cursor.col, 0);
-    // What fits before the row's last column, less the stretch's last
-    // character when the stretch ends first.
+    // What fits before the row's last column.
     std::size_t fit = pos;
     std::size_t last_start = pos;
     int columns = 0;
@@ -367,11 +371,6 @@ std::size_t Terminal::draw_fast_text(std::string_view bytes, std::size_t owed, s
       fit += ch.bytes;
       ++count;
     }
-    if (stretch_ended && count > 0) {
-      fit = last_start;
-      columns -= last_width;
-      --count;
-    }
     if (count < limits::kFastTextMinRun) {
       if (stretch_ended || wrapped_last) {
         // libvterm's from here to the end of the stretch.
@@ -397,10 +396,15 @@ std::size_t Terminal::draw_fast_text(std::string_view bytes, std::size_t owed, s
     }
     if (ascii) grid.put_ascii(cursor.row, cursor.col, bytes.substr(pos, fit - pos), pen_);
     else put_simple(grid, cursor.row, cursor.col, bytes.substr(pos, fit - pos));
-    char forward[24] = "\x1b[";
-    char* end_of_number = std::to_chars(forward + 2, forward + sizeof forward - 1, columns).ptr;
-    *end_of_number = 'C';
-    write_vterm(std::string_view(forward, static_cast<std::size_t>(end_of_number + 1 - forward)));
+    std::size_t last_length = 1;
+    const char32_t last = static_cast<unsigned char>(bytes[last_start]) < 0x80
+                              ? static_cast<char32_t>(bytes[last_start])
+                              : decode_well_formed(bytes, last_start, last_length);
+    const CursorPos last_pos{cursor.row, cursor.col + columns - last_width};
+    lag_.cols += columns;
+    lag_.glyph = FastGlyph{last, last_width, last_pos};
+    last_glyph_ = GlyphTrace{last_pos, last_width, false, true};
+    cursor_ = on_grid(cursor.row, cursor.col + columns);
     owed = pos = fit;
     wrapped_last = false;
   }
@@ -467,8 +471,7 @@ void Terminal::vt_sequence(std::string_view bytes) {
 // loses its pending wrap: an SGR is only ours where that changes nothing.
 bool Terminal::sgr_moves_no_cursor() {
   if (text_modes_.origin()) return false;
-  VTermPos pos;
-  vterm_state_get_cursorpos(state_, &pos);
+  const CursorPos pos = lagged_cursor();
   if (pos.row < 0 || pos.row >= main_.rows() || pos.col < 0) return false;
   const int row_width = vterm_state_get_lineinfo(state_, pos.row)->doublewidth ? main_.cols() / 2
                                                                                 : main_.cols();
@@ -538,7 +541,96 @@ void Terminal::flush() {
 }
 
 void Terminal::write_vterm(std::string_view bytes) {
+  const bool carriage_return_catches_up = lag_.cols != 0 && !bytes.empty() && bytes[0] == '\r';
+  catch_up_vterm(bytes);
   vterm_input_write(vt_.get(), bytes.data(), bytes.size());
+  // libvterm reports no move when its cursor was at column 0 already.
+  if (carriage_return_catches_up) sync_cursor();
+}
+
+// What a write of `bytes` does with the last glyph libvterm remembers:
+// draws a glyph of its own first (a printable character that is no
+// combining mark), leaves it unread (CR, BS, HT, BEL and line feeds, none
+// of which reads it or changes how it would replay, unless a line feed
+// brings a double-width row under it), or may read it or change how it
+// replays (everything else, and nothing at all: the end of a feed).
+Terminal::GlyphNeed Terminal::glyph_need(std::string_view bytes) {
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    if (c >= 0x20 && c < 0x7f) return GlyphNeed::Drawn;
+    switch (c) {
+      case '\a':
+      case '\b':
+      case '\t':
+      case '\r': continue;
+      case '\n':
+      case '\v':
+      case '\f':
+        if (double_width_seen_) return GlyphNeed::Read;
+        continue;
+      default: break;
+    }
+    if (c < 0x80 || !vterm_get_utf8(vt_.get())) return GlyphNeed::Read;
+    std::size_t next = i;
+    const char32_t cp = decode_utf8(bytes, next);
+    const bool glyph = cp != kReplacementChar && widths_.simple_width(cp) != 0;
+    return glyph ? GlyphNeed::Drawn : GlyphNeed::Read;
+  }
+  return bytes.empty() ? GlyphNeed::Read : GlyphNeed::Unread;
+}
+
+// Brings libvterm as far up to the fast path as `next` needs: its last
+// glyph (replayed, which puts its cursor right too), then its cursor (one
+// CUF, or nothing before a CR, which takes it to column 0 from anywhere;
+// there is no pending wrap while it lags).
+void Terminal::catch_up_vterm(std::string_view next) {
+  if (lag_.glyph) {
+    switch (glyph_need(next)) {
+      case GlyphNeed::Drawn: lag_.glyph.reset(); break;
+      case GlyphNeed::Unread: break;
+      case GlyphNeed::Read: replay_fast_glyph(); return;
+    }
+  }
+  if (lag_.cols == 0) return;
+  const int cols = std::exchange(lag_.cols, 0);
+  if (!next.empty() && next[0] == '\r') return;
+  char forward[24] = "\x1b[";
+  char* end_of_number = std::to_chars(forward + 2, forward + sizeof forward - 1, cols).ptr;
+  *end_of_number = 'C';
+  vterm_input_write(vt_.get(), forward, static_cast<std::size_t>(end_of_number + 1 - forward));
+}
+
+// libvterm draws the fast path's last glyph where the fast path drew it,
+// which makes it the glyph libvterm remembers, and its cursor goes back to
+// ours. Its callbacks change nothing meanwhile: the cell may hold something
+// else by now. Nothing since the fast path drew it has changed how libvterm
+// draws it (the GL charset, insert and origin mode, the row's width): any
+// write that could went through catch_up_vterm first.
+void Terminal::replay_fast_glyph() {
+  const FastGlyph glyph = *lag_.glyph;
+  lag_.glyph.reset();
+  const CursorPos back = lagged_cursor();
+  lag_.cols = 0;
+  std::string bytes;
+  const auto move_to = [&bytes](CursorPos at) {
+    bytes += "\x1b[";
+    bytes += std::to_string(at.row + 1);
+    bytes += ';';
+    bytes += std::to_string(at.col + 1);
+    bytes += 'H';
+  };
+  move_to(glyph.pos);
+  append_utf8(bytes, glyph.ch);
+  move_to(back);
+  replaying_ = true;
+  vterm_input_write(vt_.get(), bytes.data(), bytes.size());
+  replaying_ = false;
+}
+
+CursorPos Terminal::lagged_cursor() const {
+  VTermPos pos;
+  vterm_state_get_cursorpos(state_, &pos);
+  return CursorPos{pos.row, pos.col + lag_.cols};
 }
 
 void Terminal::on_glyph(const std::uint32_t* chars, int width, bool protect, bool double_width,

@@ -171,7 +171,34 @@ class Terminal final : private VtSink {
   void put_simple(Grid& grid, int row, int col, std::string_view text);
   void queue(std::string_view bytes);
   void flush();
+  // Every write to libvterm's input: catches libvterm up first (the lag
+  // below) as far as `bytes` need.
   void write_vterm(std::string_view bytes);
+
+  // libvterm runs behind the fast path (docs/architecture.md): its cursor
+  // is `cols` columns left of ours on the same row, and `glyph`, the last
+  // glyph the fast path drew, is not the last glyph it remembers (what a
+  // REP repeats and a combining mark joins). A write that draws a glyph of
+  // its own makes `glyph` moot; one that could read it, or change what
+  // replaying it later would do, replays it first. Nothing lags after a
+  // feed.
+  struct FastGlyph {
+    char32_t ch = 0;
+    int width = 0;
+    CursorPos pos;
+  };
+  struct VTermLag {
+    int cols = 0;
+    std::optional<FastGlyph> glyph;
+  };
+  enum class GlyphNeed { Drawn, Unread, Read };
+  // What a write of `bytes` does with libvterm's last glyph (empty: a
+  // query or the end of a feed, which read it).
+  GlyphNeed glyph_need(std::string_view bytes);
+  void catch_up_vterm(std::string_view next);
+  void replay_fast_glyph();
+  // libvterm's cursor with the lag added: where ours is (unclamped).
+  CursorPos lagged_cursor() const;
 
   // libvterm state callbacks.
   void on_glyph(const std::uint32_t* chars, int width, bool protect, bool double_width,
@@ -224,6 +251,13 @@ class Terminal final : private VtSink {
   // pen_ moved by SGRs libvterm did not see (vt_sequence); its pen catches
   // up before the next sequence it is given.
   bool vterm_pen_behind_ = false;
+  VTermLag lag_;
+  // libvterm writes the fast path's glyph again (replay_fast_glyph): its
+  // callbacks change nothing of ours meanwhile.
+  bool replaying_ = false;
+  // A row has turned double width: a line feed could then bring one under
+  // the fast glyph, whose replay would wrap there (derived, conservative).
+  bool double_width_seen_ = false;
   std::string* probe_output_ = nullptr;
   std::function<void(std::string_view)> reply_sink_;
 };

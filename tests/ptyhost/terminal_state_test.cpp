@@ -75,6 +75,24 @@ TEST(TerminalState, RestoredTerminalGoesOnLikeTheOriginal) {
   }
 }
 
+// A cursor saved mid-feed is where libvterm's is: here right after a
+// carriage return that found libvterm's cursor at column 0 already (the
+// fast path had drawn the text before it without moving libvterm's).
+TEST(TerminalState, CursorSavedRightAfterACarriageReturnIsCarried) {
+  const std::pair<std::string, std::string> cases[] = {{"abcdefgh", "Ybcdefgh\n\n  Z"},
+                                                       {"\x1b[5Gabcdefgh", "Y   abcdefgh\n\n  Z"}};
+  for (const auto& [line, screen] : cases) {
+    Terminal original({.cols = 40, .rows = 6});
+    original.feed(line + "\r\x1b" "7\x1b[3;3HZ");
+    auto restored = round_trip(original);
+    ASSERT_TRUE(restored);
+    original.feed("\x1b" "8Y");
+    restored->feed("\x1b" "8Y");
+    expect_same(original, *restored, line);
+    EXPECT_EQ(original.screen_text(), screen) << line;
+  }
+}
+
 TEST(TerminalState, SequenceAndCharacterCutByTheLastChunkAreCarried) {
   std::vector<std::string> cuts = {"\x1b[38;5;", "\x1b]2;tit", "\xe4\xb8", "\x1bP$q"};
   cuts.push_back("\x1b]2;" + std::string(9000, 'x'));  // a string being dropped

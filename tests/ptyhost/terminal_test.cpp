@@ -27,6 +27,16 @@ void feed_chunked(Terminal& terminal, std::string_view bytes, std::mt19937& rng,
   }
 }
 
+// `bytes` with its controls spelled out, for failure messages.
+std::string visible(std::string_view bytes) {
+  std::string out;
+  for (const char c : bytes) {
+    if (static_cast<unsigned char>(c) < 0x20) out += "^" + std::string(1, static_cast<char>(c + 0x40));
+    else out += c;
+  }
+  return out;
+}
+
 std::string trim_capture(std::string_view text) {
   std::string out;
   std::size_t start = 0;
@@ -181,6 +191,48 @@ TEST(Terminal, FastTextPathDrawsWhatLibvtermWouldDraw) {
     oracle.feed(bytes);
     EXPECT_EQ(oracle.diff(terminal.screen()), "") << "setup " << setup;
     EXPECT_EQ(terminal.cursor(), oracle.cursor()) << "setup " << setup;
+  }
+}
+
+// The fast path leaves libvterm's cursor and its memory of the last glyph
+// behind until a write needs them: REP and a combining mark read that
+// glyph, a charset shift, insert or origin mode change how it would replay,
+// a line feed can bring a double-width row under it, and a carriage return
+// makes the cursor's lag moot. Each stream is fed whole and cut in two at
+// every byte; the screen and cursor are libvterm's own.
+TEST(Terminal, FastTextPathCatchesLibvtermUpWhenAWriteNeedsIt) {
+  const std::vector<std::string> streams = {
+      "abcdefgh\x1b[3b",
+      "abcdefgh\r\x1b[2b",
+      "abcdefgh\xcc\x81 next",
+      "abcdefgh\r\xcc\x81 next",
+      "abcdefgh\b\xcc\x81\x1b[C\xcc\x88",
+      "abcdefgh\t\a\r\n\x1b[1;9H\xcc\x81",
+      "\x1b[6;1Habcdefgh\n\xcc\x81",  // the line feed scrolls; the mark joins where the glyph was
+      "\x1b)0abcdefgh\x0e\x1b[2b\x0fqq",
+      "abcdefgh\x1b[4h\x1b[1;9H\xcc\x81\x1b[4l",
+      "abcdefgh\x1b[2;5r\x1b[?6h\x1b[1;1H\x1b[2b\x1b[?6l\x1b[r",
+      "abcdefgh\x1b[1;31mijklmnop\x1b[0m\x1b[2b",
+      "abcdefgh\r\nxy\x1b[b",
+      "abcdefgh\r\n\xc3\xa9\x1b[b",
+      "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x83\x86\xe3\x82\xad\x1b[2b\xcc\x81",
+      "abcdefgh\x1b" "7\x1b[3;3H\x1b" "8\xcc\x81",
+      // Row 3 double width; line feeds bring it under the glyph at row 2,
+      // column 29, past that row's 20 columns. Made single width again, the
+      // row's column 20 is no place to join a mark to that glyph.
+      "\x1b[4;1H\x1b#6\x1b[3;1H" + std::string(29, '-') +
+          "x\n\n\n\n\x1b[3;1H\x1b#5\x1b[3;21H\xcc\x81 ok",
+  };
+  for (const std::string& stream : streams) {
+    ScreenOracle oracle(40, 6);
+    oracle.feed(stream);
+    for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+      Terminal terminal({.cols = 40, .rows = 6});
+      terminal.feed(std::string_view(stream).substr(0, cut));
+      terminal.feed(std::string_view(stream).substr(cut));
+      ASSERT_EQ(oracle.diff(terminal.screen()), "") << visible(stream) << " cut at " << cut;
+      ASSERT_EQ(terminal.cursor(), oracle.cursor()) << visible(stream) << " cut at " << cut;
+    }
   }
 }
 
