@@ -71,6 +71,8 @@ int cursor_style(int shape, bool blink) {
   return family * 2 - (blink ? 1 : 0);
 }
 
+bool is_csi(std::string_view seq) { return seq.starts_with("\x1b["); }
+
 // ESC [ ... m: an SGR, or what libvterm would take as one.
 bool is_sgr(std::string_view seq) {
   return seq.size() >= 3 && seq[0] == '\x1b' && seq[1] == '[' && seq.back() == 'm';
@@ -436,8 +438,13 @@ void Terminal::put_simple(Grid& grid, int row, int col, std::string_view text) {
 // reaches libvterm, whose own pen then lags behind: nothing of ours reads
 // it (glyphs, erases and scrolls take pen_), but libvterm saves it with the
 // cursor (DECSC, 1049), restores it, reports it (DECRQSS) and applies the
-// SGRs it is left with on top of it. So before any other sequence goes to
-// libvterm, its pen is set to pen_ again.
+// SGRs it is left with on top of it. So its pen is set to pen_ again with an
+// SGR before any other sequence, where that SGR's end-of-CSI clamp would
+// not move the cursor (a line feed can leave it past the end of a
+// double-width row). Where it would: after a CSI, whose own clamp leaves
+// nothing for it to move; not for other sequences, unless they read the
+// pen. (An SGR clamps the cursor anyway; a cursor saved past the end of a
+// double-width row is saved clamped, a column short of libvterm's own.)
 void Terminal::vt_sequence(std::string_view bytes) {
   if (is_sgr(bytes)) {
     // What libvterm still has to do (draw text in the old pen, apply an
@@ -451,7 +458,12 @@ void Terminal::vt_sequence(std::string_view bytes) {
       return;
     }
   }
-  catch_up_vterm_pen();
+  bool pen_after = false;
+  if (vterm_pen_behind_) {
+    flush();
+    pen_after = !sgr_moves_no_cursor() && !reads_vterm_pen(bytes);
+    if (!pen_after) catch_up_vterm_pen();
+  }
   if (text_modes_.saves_cursor(bytes)) {
     flush();  // the slot takes what libvterm holds right before this sequence
     saved_cursor_ = SavedCursor{cursor_, pen_, cursor_visible_,
@@ -464,6 +476,13 @@ void Terminal::vt_sequence(std::string_view bytes) {
     flush();
     keep_cursor_on_screen();
   }
+  if (pen_after && is_csi(bytes)) catch_up_vterm_pen();
+}
+
+// Sequences whose effect depends on libvterm's pen: an SGR (applied on top
+// of it), a saved cursor (which keeps it) and a DCS (DECRQSS reports it).
+bool Terminal::reads_vterm_pen(std::string_view bytes) const {
+  return is_sgr(bytes) || text_modes_.saves_cursor(bytes) || bytes.starts_with("\x1bP");
 }
 
 // libvterm ends every CSI, SGR included, by clamping its cursor into the

@@ -152,6 +152,7 @@ class Terminal final : private VtSink {
   void vt_sequence(std::string_view bytes) override;
   bool sgr_moves_no_cursor();
   void catch_up_vterm_pen();
+  bool reads_vterm_pen(std::string_view bytes) const;
   void vt_repeat(std::string_view bytes) override;
   struct SimpleChar {
     int width = 0;  // 0: not a glyph the fast path draws

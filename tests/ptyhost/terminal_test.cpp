@@ -236,6 +236,30 @@ TEST(Terminal, FastTextPathCatchesLibvtermUpWhenAWriteNeedsIt) {
   }
 }
 
+// An SGR the terminal took itself leaves libvterm's pen behind; setting it
+// again must not move a cursor that a line feed left past the end of a
+// double-width row (libvterm clamps the cursor after every CSI). Not
+// covered: a cursor saved there (terminal.cpp, vt_sequence).
+TEST(Terminal, LibvtermsPenCatchesUpWithoutMovingTheCursor) {
+  const std::string setup =
+      "\x1b[2;1H\x1b#6\x1b[1;1H" + std::string(20, 'a') + "\x1b[31m\n";  // row 1 col 20, 15 wide
+  const std::vector<std::string> next = {"\x1b=X",        "\x1b[2DX", "\x1b]2;title\x07X",
+                                         "\x1b(0qX\x1b(B", "\x1b[?25lX", "\x1b[KX",
+                                         "\x1b[1mX"};
+  for (const std::string& tail : next) {
+    const std::string stream = setup + tail;
+    ScreenOracle oracle(30, 6);
+    oracle.feed(stream);
+    for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+      Terminal terminal({.cols = 30, .rows = 6});
+      terminal.feed(std::string_view(stream).substr(0, cut));
+      terminal.feed(std::string_view(stream).substr(cut));
+      ASSERT_EQ(oracle.diff(terminal.screen()), "") << visible(stream) << " cut at " << cut;
+      ASSERT_EQ(terminal.cursor(), oracle.cursor()) << visible(stream) << " cut at " << cut;
+    }
+  }
+}
+
 // The fast path draws UTF-8 too: wide glyphs across the row's end,
 // combining marks after a drawn stretch, and characters libvterm gives no
 // glyph of their own (zero-width, C1 code points, a variation selector).
