@@ -100,10 +100,32 @@ void Grid::put_ascii(int r, int c, std::span<const char> text, const Pen& pen) {
   Row& row = this->row(r);
   touch(row);
   Cell* cell = row.cells.data() + c;
+  Cell written{0, pen, 1, 0};
+  if (row.marks.empty()) {  // no cell has marks to drop: stores only
+    for (char ch : text) {
+      written.ch = static_cast<unsigned char>(ch);
+      *cell++ = written;
+    }
+    return;
+  }
   for (char ch : text) {
     if (cell->flags & kCellHasMarks) drop_marks(row, static_cast<int>(cell - row.cells.data()));
-    *cell++ = Cell{static_cast<char32_t>(static_cast<unsigned char>(ch)), pen, 1, 0};
+    written.ch = static_cast<unsigned char>(ch);
+    *cell++ = written;
   }
+}
+
+void Grid::put_char(int r, int c, char32_t ch, int width, const Pen& pen) {
+  Row& row = this->row(r);
+  touch(row);
+  Cell* const cell = row.cells.data() + c;
+  const bool tail = width == 2 && c + 1 < cols_;
+  if (!row.marks.empty()) {
+    if (cell[0].flags & kCellHasMarks) drop_marks(row, c);
+    if (tail && (cell[1].flags & kCellHasMarks)) drop_marks(row, c + 1);
+  }
+  cell[0] = Cell{ch, pen, static_cast<std::uint8_t>(width), 0};
+  if (tail) cell[1].ch = kWideTail;
 }
 
 static_assert(std::is_trivially_copyable_v<Cell>);

@@ -269,10 +269,10 @@ void Terminal::queue_text(std::string_view bytes, std::size_t begin, std::size_t
 }
 
 // A UTF-8 character: as wide as libvterm draws it on its own, or 0.
+// (libvterm decodes UTF-8: the constructor says so, and nothing unsays it.)
 Terminal::SimpleChar Terminal::simple_utf8_char(std::string_view bytes, std::size_t i) {
   std::size_t length = 0;
   const char32_t cp = decode_well_formed(bytes, i, length);
-  if (!vterm_get_utf8(vt_.get())) return SimpleChar{0, length};
   return SimpleChar{widths_.simple_width(cp), length};
 }
 
@@ -428,7 +428,7 @@ void Terminal::put_simple(Grid& grid, int row, int col, std::string_view text) {
     std::size_t length = 0;
     const char32_t cp = decode_well_formed(text, i, length);
     const int width = widths_.simple_width(cp);
-    grid.put_glyph(row, col, std::span<const char32_t>(&cp, 1), width, pen_);
+    grid.put_char(row, col, cp, width, pen_);
     col += width;
     i += length;
   }
@@ -589,7 +589,7 @@ Terminal::GlyphNeed Terminal::glyph_need(std::string_view bytes) {
         continue;
       default: break;
     }
-    if (c < 0x80 || !vterm_get_utf8(vt_.get())) return GlyphNeed::Read;
+    if (c < 0x80) return GlyphNeed::Read;
     std::size_t next = i;
     const char32_t cp = decode_utf8(bytes, next);
     const bool glyph = cp != kReplacementChar && widths_.simple_width(cp) != 0;

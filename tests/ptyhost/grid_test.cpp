@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "ptyhost/line_render.hpp"
 
 namespace signaltty::ptyhost {
@@ -45,6 +47,42 @@ TEST(Grid, CombiningMarksStayWithTheirCell) {
   put(grid, 0, 0, "a");
   EXPECT_EQ(text_of(grid, 0), "a");
   EXPECT_TRUE(grid.row(0).marks.empty());
+}
+
+// put_char and put_ascii write what put_glyph writes, on rows with marks
+// and without: the cells, their pens and which cells keep marks.
+TEST(Grid, CharAndAsciiWritesAreGlyphWrites) {
+  const Pen pen{Color::indexed(3), Color::rgb(1, 2, 3), attr::kBold};
+  const char32_t marked[] = {U'e', 0x301};
+  for (const bool with_marks : {false, true}) {
+    for (int c = 0; c < 6; ++c) {
+      for (const char32_t ch : {U'x', U'é', U'世'}) {
+        const int width = ch == U'世' ? 2 : 1;
+        if (c + width > 6) continue;
+        Grid glyphs(1, 6, Pen{});
+        Grid chars(1, 6, Pen{});
+        for (Grid* grid : {&glyphs, &chars}) {
+          const char32_t wide[] = {U'日'};
+          grid->put_glyph(0, 1, wide, 2, Pen{});
+          if (with_marks) {
+            grid->put_glyph(0, 3, marked, 1, Pen{});
+            grid->put_glyph(0, 4, marked, 1, Pen{});
+          }
+        }
+        glyphs.put_glyph(0, c, std::span<const char32_t>(&ch, 1), width, pen);
+        if (ch == U'x') put(chars, 0, c, "x", pen);
+        else chars.put_char(0, c, ch, width, pen);
+        const Row& want = glyphs.row(0);
+        const Row& got = chars.row(0);
+        for (int k = 0; k < 6; ++k) {
+          EXPECT_EQ(std::memcmp(&want.cells[k], &got.cells[k], sizeof(Cell)), 0)
+              << "col " << c << " cell " << k << " marks " << with_marks;
+          EXPECT_EQ(want.marks_at(k) != nullptr, got.marks_at(k) != nullptr) << c << " " << k;
+        }
+        EXPECT_EQ(text_of(glyphs, 0), text_of(chars, 0));
+      }
+    }
+  }
 }
 
 TEST(Grid, EraseTakesTheWholePenAndSkipsProtectedWhenSelective) {
