@@ -81,18 +81,11 @@ void Grid::set_cell(Row& row, int c, const Cell& cell) {
 void Grid::put_glyph(int r, int c, std::span<const char32_t> chars, int width,
                      const Pen& pen) {
   if (r < 0 || r >= rows() || c < 0 || c >= cols_ || chars.empty()) return;
-  Row& row = this->row(r);
-  touch(row);
-  set_cell(row, c, Cell{chars[0], pen, static_cast<std::uint8_t>(std::clamp(width, 0, 2)), 0});
+  put_char(r, c, chars[0], std::clamp(width, 0, 2), pen);
   if (chars.size() > 1 && chars[0] != 0) {
     Marks marks{};
     for (std::size_t i = 1; i < chars.size() && i <= marks.size(); ++i) marks[i - 1] = chars[i];
-    store_marks(row, c, marks);
-  }
-  for (int k = 1; k < width && c + k < cols_; ++k) {
-    Cell& tail = row.cells[c + k];
-    if (tail.flags & kCellHasMarks) drop_marks(row, c + k);
-    tail.ch = kWideTail;
+    store_marks(row(r), c, marks);
   }
 }
 
@@ -100,21 +93,19 @@ void Grid::put_ascii(int r, int c, std::span<const char> text, const Pen& pen) {
   Row& row = this->row(r);
   touch(row);
   Cell* cell = row.cells.data() + c;
-  Cell written{0, pen, 1, 0};
-  if (row.marks.empty()) {  // no cell has marks to drop: stores only
-    for (char ch : text) {
-      written.ch = static_cast<unsigned char>(ch);
-      *cell++ = written;
-    }
-    return;
+  if (!row.marks.empty()) {
+    for (std::size_t k = 0; k < text.size(); ++k)
+      if (cell[k].flags & kCellHasMarks) drop_marks(row, c + static_cast<int>(k));
   }
+  Cell written{0, pen, 1, 0};
   for (char ch : text) {
-    if (cell->flags & kCellHasMarks) drop_marks(row, static_cast<int>(cell - row.cells.data()));
     written.ch = static_cast<unsigned char>(ch);
     *cell++ = written;
   }
 }
 
+// A cell's marks go before it is overwritten; a row without marks (nearly
+// every row) needs no look.
 void Grid::put_char(int r, int c, char32_t ch, int width, const Pen& pen) {
   Row& row = this->row(r);
   touch(row);

@@ -134,8 +134,8 @@ class Grid {
   // Writes printable ASCII left to right from (r, c); the caller keeps it
   // inside the row.
   void put_ascii(int r, int c, std::span<const char> text, const Pen& pen);
-  // put_glyph of one character without marks, `width` 1 or 2; the caller
-  // keeps it inside the row.
+  // One character without marks, `width` 0 to 2 (put_glyph's cell and wide
+  // tail); the caller keeps it inside the row.
   void put_char(int r, int c, char32_t ch, int width, const Pen& pen);
   void erase(Rect rect, const Pen& pen, EraseMode mode);
   // libvterm scrollrect: content moves up by `down` (negative: down) and left
