@@ -78,11 +78,12 @@ void Detector::start() {
   stopped_ = false;
   refresh_processes();
   arm_refresh(kProcessRefreshInterval);
-  arm_tick();
+  want_tick();
 }
 
 void Detector::stop() {
   stopped_ = true;
+  tick_armed_ = false;
   tick_timer_.cancel();
   refresh_timer_.cancel();
 }
@@ -96,6 +97,7 @@ Result<protocol::AgentsListResult> Detector::reload() {
   manifests_ = std::move(loaded);
   for (const auto& failure : manifests_->describe().failures)
     log::warn("agent manifest " + failure.file + " skipped: " + failure.error);
+  want_tick();  // a screen that changed under no rules may have some now
   return manifests_->describe();
 }
 
@@ -153,21 +155,30 @@ void Detector::on_screen_notice(const std::string& pane_id, Supervisor::ScreenNo
     return;
   }
   auto found = store_.find_pane(pane_id);
-  if (found.ok()) watch(**found).dirty = true;
+  if (!found.ok()) return;
+  watch(**found).dirty = true;
+  want_tick();
 }
 
-void Detector::arm_tick() {
-  if (stopped_) return;
-  tick_timer_.expires_after(kScreenRuleTick);
+// The tick runs only while a screen waits to be read: at most one per
+// kScreenRuleTick, and none while every pane is quiet.
+void Detector::want_tick() {
+  if (stopped_ || tick_armed_) return;
+  tick_armed_ = true;
+  tick_timer_.expires_at(std::max(SteadyClock::now(), ticked_at_ + kScreenRuleTick));
   std::weak_ptr<int> alive = alive_;
   tick_timer_.async_wait([this, alive](const boost::system::error_code& ec) {
     if (ec || alive.expired() || stopped_) return;
+    tick_armed_ = false;
     tick_screens();
-    arm_tick();
   });
 }
 
+// A screen that is not read now (no rules, hooked, not live, no screen
+// watch) waits for what changes that: a notice, a refresh, a reload. One
+// whose read is in flight is looked at again when the reply comes.
 void Detector::tick_screens() {
+  ticked_at_ = SteadyClock::now();
   const std::vector<Pane> panes = store_.list_panes();
   std::set<std::string_view> ids;
   for (const Pane& pane : panes) ids.insert(pane.id);
@@ -194,13 +205,15 @@ void Detector::on_screen(const std::string& pane_id, Result<wire::ScreenReply> r
   const Pane& pane = **found;
   PaneWatch& w = watch(pane);
   w.in_flight = false;
-  if (!reply.ok()) {
-    w.dirty = true;  // try again on a later tick, if the pane still runs
-    return;
-  }
+  if (!reply.ok()) w.dirty = true;  // try again on a later tick, if the pane still runs
+  else read_screen(pane, w, *reply);
+  if (w.dirty || w.pending) want_tick();
+}
+
+void Detector::read_screen(const Pane& pane, PaneWatch& w, const wire::ScreenReply& reply) {
   const agents::RuleSelection rules = manifests_->rules_for(pane.agent.kind, program_of(pane));
   if (!classifies(pane, rules)) return;
-  const agents::ScreenText screen = bounded_screen(*reply);
+  const agents::ScreenText screen = bounded_screen(reply);
   const agents::RuleTrace trace = agents::evaluate(rules.rules, screen);
   std::optional<ScreenRuleState> state;
   // A title is a terminal signal (OSC 0/2): a rule on it moves the pane
@@ -219,7 +232,7 @@ void Detector::on_screen(const std::string& pane_id, Result<wire::ScreenReply> r
     return;
   }
   w.pending.reset();
-  apply(pane_id, *state, source);
+  apply(std::string(pane.id), *state, source);  // a copy: apply changes the store
 }
 
 // Whether `state` would move the pane (docs/rules.md "Detection without
@@ -347,6 +360,7 @@ void Detector::refresh_processes() {
   refreshed_at_ = SteadyClock::now();
   const agents::ProcessTable table = agents::ProcessTable::read();
   Txn txn;
+  bool reread = false;
   for (const Pane& pane : store_.list_panes()) {
     if (!is_live(pane)) continue;
     PaneWatch& w = watch(pane);
@@ -355,14 +369,14 @@ void Detector::refresh_processes() {
     auto program = agents::foreground_program(table, root, stat ? stat->tty_pgid : 0);
     if (!program) continue;
     const ProcessKey key{program->pid, program->start_time};
-    if (w.program != program->program) w.dirty = true;  // other rules may apply now
+    if (w.program != program->program) reread = w.dirty = true;  // other rules may apply now
     w.program = program->program;
     if (w.hooked && !w.hooked_process) {
       w.hooked_process = key;
     } else if (w.hooked && *w.hooked_process != key) {
       w.hooked = false;  // the process that sent hooks is no longer the pane's program
       w.hooked_process.reset();
-      w.dirty = true;
+      reread = w.dirty = true;
     }
     std::optional<AgentKind> kind = manifests_->kind_of_program(program->program);
     if (!kind) kind = agents::kind_of_program(program->program);
@@ -370,6 +384,7 @@ void Detector::refresh_processes() {
       log::warn("process refresh of " + pane.id + ": " + r.error().message);
   }
   commit(txn);
+  if (reread) want_tick();
 }
 
 }  // namespace signaltty::broker

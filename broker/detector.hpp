@@ -1,7 +1,7 @@
 // broker/detector.hpp: seeing agents without hooks (docs/rules.md
 // "Detection without hooks"): the loaded agent manifests, their screen
-// rules run every 500 ms against the live unhooked panes whose screen
-// changed, the live process refresh every 10 s (and soon after a pane's
+// rules run at most every 500 ms against the live unhooked panes whose
+// screen changed (no tick at all while no screen did), the live process refresh every 10 s (and soon after a pane's
 // foreground process group moves), agents.list/reload and pane.explain.
 // Runs in: broker (io thread). A refresh reads the process table once.
 // Never: parses terminal bytes (the ptyhost renders its own screen to text;
@@ -117,10 +117,11 @@ class Detector {
   bool classifies(const protocol::Pane& pane, const agents::RuleSelection& rules);
   void on_screen_notice(const std::string& pane_id, Supervisor::ScreenNotice notice);
   void on_screen(const std::string& pane_id, Result<wire::ScreenReply> reply);
+  void read_screen(const protocol::Pane& pane, PaneWatch& w, const wire::ScreenReply& reply);
   bool would_change(protocol::ScreenRuleState state, const protocol::Pane& pane) const;
   void apply(const std::string& pane_id, protocol::ScreenRuleState state, LifecycleSource source);
   void withdraw_input_required(Txn& txn, const protocol::Pane& pane, PaneWatch& w);
-  void arm_tick();
+  void want_tick();
   void arm_refresh(std::chrono::milliseconds after);
   void commit(Txn& txn);
 
@@ -133,6 +134,8 @@ class Detector {
   std::shared_ptr<const agents::ManifestSet> manifests_;
   std::map<std::string, PaneWatch, std::less<>> watches_;
   boost::asio::steady_timer tick_timer_;
+  bool tick_armed_ = false;
+  std::chrono::steady_clock::time_point ticked_at_{};
   boost::asio::steady_timer refresh_timer_;
   std::chrono::steady_clock::time_point refresh_due_{};
   std::chrono::steady_clock::time_point refreshed_at_{};

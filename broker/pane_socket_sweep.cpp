@@ -57,28 +57,35 @@ std::set<std::string> listening_socket_paths() {
   return paths;
 }
 
-bool remove_if_stale(const std::string& path, const std::set<std::string>& listening) {
+enum class Stale { Removed, Waiting, NotASocket };
+
+Stale remove_if_stale(const std::string& path, const std::set<std::string>& listening) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return false;
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return Stale::NotASocket;
   const auto changed = std::chrono::system_clock::from_time_t(st.st_ctim.tv_sec);
-  if (std::chrono::system_clock::now() - changed < kStaleSocketMinAge) return false;
-  return !listening.contains(path) && ::unlink(path.c_str()) == 0;
+  if (std::chrono::system_clock::now() - changed < kStaleSocketMinAge) return Stale::Waiting;
+  if (listening.contains(path) || ::unlink(path.c_str()) != 0) return Stale::Waiting;
+  return Stale::Removed;
 }
 
 }  // namespace
 
-std::size_t remove_stale_pane_sockets(const std::string& panes_dir,
+SocketSweep remove_stale_pane_sockets(const std::string& panes_dir,
                                       const std::function<bool(const std::string&)>& in_store) {
+  SocketSweep sweep;
   std::unique_ptr<DIR, DirCloser> dir(::opendir(panes_dir.c_str()));
-  if (!dir) return 0;
+  if (!dir) return sweep;
   const std::set<std::string> listening = listening_socket_paths();
-  std::size_t removed = 0;
   while (const dirent* entry = ::readdir(dir.get())) {
     const std::string pane_id = pane_id_of(entry->d_name);
     if (pane_id.empty() || in_store(pane_id)) continue;
-    if (remove_if_stale(fs::join(panes_dir, entry->d_name), listening)) ++removed;
+    switch (remove_if_stale(fs::join(panes_dir, entry->d_name), listening)) {
+      case Stale::Removed: ++sweep.removed; break;
+      case Stale::Waiting: ++sweep.waiting; break;
+      case Stale::NotASocket: break;
+    }
   }
-  return removed;
+  return sweep;
 }
 
 }  // namespace signaltty::broker

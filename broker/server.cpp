@@ -44,6 +44,7 @@
 #include "common/heap_trim.hpp"
 #include "common/limits.hpp"
 #include "common/log.hpp"
+#include "common/protocol/events.hpp"
 #include "common/protocol/ptyhost_handshake.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -155,6 +156,7 @@ struct Server::Impl {
   asio::signal_set signals{io, SIGTERM, SIGINT};
   asio::steady_timer accept_backoff{io};
   asio::steady_timer socket_sweep{io};
+  bool sweep_armed = false;
   std::unordered_map<std::uint64_t, std::shared_ptr<Connection>> connections;
   // What every client connection queues, together: kClientQueueBudgetFactor
   // times one client's cap.
@@ -170,6 +172,7 @@ struct Server::Impl {
   void adopt_ptyhosts();
   Status listen();
   void sweep_stale_sockets();
+  void sweep_after(std::chrono::milliseconds after);
   void accept_next();
   void on_accept(Local::socket socket);
   void on_close(std::uint64_t id);
@@ -251,6 +254,11 @@ Status Server::Impl::open_state() {
   hub->watch([this](const StateEvent& ev) { hooks->offer(ev); });
   git = std::make_unique<git::GitService>(io, *launcher, *store, *pipeline);
   hub->watch([this](const StateEvent& ev) { git->on_event(ev); });
+  // A pane that closed or exited leaves a socket once its ptyhost is gone.
+  hub->watch([this](const StateEvent& ev) {
+    if (ev.name == protocol::ev::PaneClosed::name || ev.name == protocol::ev::PaneExited::name)
+      sweep_after(kStaleSocketSweepInterval);
+  });
   services = std::make_unique<Services>(Services{io, config, *store, *pipeline, *hub, *snapshots,
                                                  *supervisor, *viewers, *routes, *detector, *hooks,
                                                  *git, *tokens, std::chrono::steady_clock::now(),
@@ -303,12 +311,23 @@ Status Server::Impl::listen() {
 // Ptyhosts leave their socket behind when they exit (their sandbox cannot
 // unlink); names of panes the store no longer holds are cleared here.
 void Server::Impl::sweep_stale_sockets() {
-  const std::size_t removed = remove_stale_pane_sockets(
+  const SocketSweep sweep = remove_stale_pane_sockets(
       panes_dir(), [this](const std::string& pane_id) { return store->find_pane(pane_id).ok(); });
-  if (removed > 0) log::debug(std::to_string(removed) + " stale pane sockets removed");
-  socket_sweep.expires_after(kStaleSocketSweepInterval);
+  if (sweep.removed > 0) log::debug(std::to_string(sweep.removed) + " stale pane sockets removed");
+  sweep_after(sweep.waiting > 0 ? kStaleSocketSweepInterval : kStaleSocketSweepBackstop);
+}
+
+// Brings the next sweep forward to `after` from now, never back.
+void Server::Impl::sweep_after(std::chrono::milliseconds after) {
+  if (stopping) return;
+  const auto due = std::chrono::steady_clock::now() + after;
+  if (sweep_armed && socket_sweep.expiry() <= due) return;
+  sweep_armed = true;
+  socket_sweep.expires_at(due);
   socket_sweep.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec && !stopping) sweep_stale_sockets();
+    if (ec || stopping) return;
+    sweep_armed = false;
+    sweep_stale_sockets();
   });
 }
 

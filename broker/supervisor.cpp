@@ -161,6 +161,7 @@ void Supervisor::push_meta(const std::string& pane_id) {
   Host* h = host(pane_id);
   auto pane = store_.find_pane(pane_id);
   if (!h || !pane.ok()) return;
+  if (!h->published) note_printed(pane_id);  // its first tail
   h->published = true;
   if (wait_for_relink(pane_id, [this, pane_id] { push_meta(pane_id); })) return;
   h->link->set_meta({protocol::encode(**pane)}, [](Result<protocol::Empty>, std::string) {});

@@ -193,6 +193,7 @@ class Supervisor {
     int close_signo = 0;  // what close() asked for; sent again after a relink
     bool streaming = false;
     std::optional<std::uint64_t> tail_head;  // rendered head of the last tail written
+    bool tail_stale = true;  // it may have printed since its last probe (kFeatureOutputNotice)
     std::chrono::steady_clock::time_point last_relink{};
     std::vector<Done> close_waiters;
     // docs/rules.md, decision 26: the latest OSC title not yet stored, when it was
@@ -257,7 +258,10 @@ class Supervisor {
                  std::function<void()> done);
   void write_tail(const std::string& pane_id, std::string text);
   void delete_tail(const std::string& pane_id);
-  void arm_tail_timer();
+  // The pane may have printed: its tail is probed at the next refresh.
+  void note_printed(const std::string& pane_id);
+  void want_tail_refresh();
+  void refresh_tails();
   void delete_orphan_tails();
   Result<protocol::PaneReadResult> read_saved(const std::string& pane_id, const ReadSpec& spec);
 
@@ -274,6 +278,8 @@ class Supervisor {
   std::map<std::string, std::string, std::less<>> saved_tails_;
   ScreenObserver screen_observer_;
   boost::asio::steady_timer tail_timer_;
+  bool tail_refresh_started_ = false;
+  bool tail_timer_armed_ = false;
   boost::asio::thread_pool tail_writer_{1};
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };

@@ -137,6 +137,7 @@ void Supervisor::adopted(const std::string& pane_id, const std::shared_ptr<Ptyho
     return close_unstarted(pane_id, link, report);
   hosts_[pane_id] = Host{link, peer, true, hello.exited.has_value()};
   notify_screen(pane_id, ScreenNotice::Linked);
+  note_printed(pane_id);
   Txn txn;
   std::optional<std::int64_t> child;
   if (!hello.exited && hello.child_pid.has_value()) child = *hello.child_pid;

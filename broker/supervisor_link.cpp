@@ -55,6 +55,7 @@ void Supervisor::on_event(const std::string& pane_id, const wire::Event& event) 
     return notify_screen(pane_id, ScreenNotice::Changed);
   if (event.kind == wire::EventKind::Foreground)
     return notify_screen(pane_id, ScreenNotice::Foreground);
+  if (event.kind == wire::EventKind::Printed) return note_printed(pane_id);
   Txn txn;
   if (event.kind == wire::EventKind::Bell) {
     check_invariant(store_.raise_pane_attention(txn, pane_id, protocol::Attention::Unread, {}),
@@ -162,6 +163,7 @@ void Supervisor::finish_relink(const std::string& pane_id, const std::shared_ptr
   h->link = link;
   log::info("ptyhost of " + pane_id + " linked again");
   notify_screen(pane_id, ScreenNotice::Linked);
+  note_printed(pane_id);
   // Viewers see a forward gap in output_offset and reattach.
   if (h->streaming) link->stream({.on = true}, [](Result<wire::StreamReply>, std::string) {});
   if (hello->exited) return on_exited(pane_id, *hello->exited);

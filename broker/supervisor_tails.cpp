@@ -128,19 +128,43 @@ Result<protocol::PaneReadResult> Supervisor::read_saved(const std::string& pane_
 
 // ---- keeping tails fresh ---------------------------------------------------------
 
-void Supervisor::start_tail_refresh() { arm_tail_timer(); }
+void Supervisor::start_tail_refresh() {
+  tail_refresh_started_ = true;
+  want_tail_refresh();
+}
 
-void Supervisor::arm_tail_timer() {
+void Supervisor::note_printed(const std::string& pane_id) {
+  if (Host* h = host(pane_id)) h->tail_stale = true;
+  want_tail_refresh();
+}
+
+// The timer runs only while a pane printed since its last probe, or while
+// a ptyhost cannot say when it prints (no kFeatureOutputNotice): quiet
+// panes cost neither the broker nor their ptyhost a wakeup.
+void Supervisor::want_tail_refresh() {
+  if (!tail_refresh_started_ || tail_timer_armed_) return;
+  tail_timer_armed_ = true;
   tail_timer_.expires_after(kTailRefreshInterval);
   std::weak_ptr<int> alive = alive_;
   tail_timer_.async_wait([this, alive](const boost::system::error_code& ec) {
     if (ec || alive.expired()) return;
-    std::vector<std::string> ids;
-    for (const auto& [id, host] : hosts_)
-      if (host.published && host.link->ready()) ids.push_back(id);
-    for (const std::string& id : ids) refresh_tail(id, false);
-    arm_tail_timer();
+    tail_timer_armed_ = false;
+    refresh_tails();
   });
+}
+
+void Supervisor::refresh_tails() {
+  std::vector<std::string> ids;
+  bool again = false;
+  for (auto& [id, host] : hosts_) {
+    if (!host.published || !host.link->ready()) continue;
+    if (!(host.link->features() & wire::kFeatureOutputNotice)) again = true;
+    else if (!host.tail_stale) continue;
+    host.tail_stale = false;  // a notice from here on asks again
+    ids.push_back(id);
+  }
+  for (const std::string& id : ids) refresh_tail(id, false);
+  if (again) want_tail_refresh();
 }
 
 // Probes the rendered head; when it moved (or `force`), reads the ring's
@@ -159,6 +183,7 @@ void Supervisor::refresh_tail(const std::string& pane_id, bool force, std::funct
   const wire::ReadRequest probe{protocol::ReadMode::Rendered, 1, true, h->tail_head.value_or(0)};
   h->link->read(probe, [this, alive, pane_id, force, done](Result<wire::ReadReply> r, std::string) {
     Host* h = alive.expired() ? nullptr : host(pane_id);
+    if (h && !r.ok()) note_printed(pane_id);  // probe again at the next refresh
     if (!h || !r.ok()) return done();
     const std::uint64_t head = r->next_seq.value_or(0);
     // New rendered lines: the pane printed since the last look.

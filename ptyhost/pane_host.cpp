@@ -205,8 +205,10 @@ void PaneHost::broker_ready(const BrokerService* which) {
   pending_.erase(it);
   input_.drop_all();  // the previous broker's inputs die with it
   if (previous) previous->close("replaced by a new broker");
-  // A new broker knows nothing yet: it reads the screen once, which rearms.
+  // A new broker knows nothing yet: it reads the screen and the rendered
+  // head once, which rearms.
   screen_notified_ = true;
+  print_notified_ = true;
   foreground_pgid_ = 0;
   note_foreground();
   resume_reading();
@@ -393,10 +395,22 @@ void PaneHost::process_output(std::string_view bytes) {
   if (!found.empty()) publish_osc(found);
   note_foreground();
   note_screen_change();
+  note_printed();
 }
 
 bool PaneHost::broker_watches_screen() const {
   return broker_ && broker_->connected() && (broker_->features() & wire::kFeatureScreenWatch);
+}
+
+// The broker sees the output of a pane only while someone views it; for
+// the pane's saved tail it learns of the rest from this, once until it
+// reads the rendered head again, and stays asleep while the pane is quiet.
+void PaneHost::note_printed() {
+  if (print_notified_ || !broker_ || !broker_->connected() ||
+      !(broker_->features() & wire::kFeatureOutputNotice))
+    return;
+  print_notified_ = true;
+  broker_->send_event(wire::Event{.kind = wire::EventKind::Printed, .output_offset = output_offset_});
 }
 
 void PaneHost::note_screen_change() {
@@ -577,6 +591,7 @@ Result<wire::ReadReply> PaneHost::read(const wire::ReadRequest& request) {
       break;
     }
     case protocol::ReadMode::Rendered: {
+      print_notified_ = false;
       RenderedRead r = terminal_->rendered(request.after_seq, lines, style);
       out.text = std::move(r.text);
       out.seq = r.seq;

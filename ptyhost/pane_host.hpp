@@ -136,6 +136,8 @@ class PaneHost {
   bool broker_watches_screen() const;
   void note_screen_change();
   void note_foreground();
+  // kFeatureOutputNotice: one printed per rendered read.
+  void note_printed();
   // Runs the checks of kForegroundChecksAfterInput from `step` on.
   void arm_foreground_check(std::size_t step);
 
@@ -184,6 +186,7 @@ class PaneHost {
   // for the pane's whole life. Parsed only for a Hello.
   std::string meta_ = "{}";
   bool screen_notified_ = false;  // screen_changed sent, no rearming `screen` since
+  bool print_notified_ = false;   // printed sent, no rendered read since
   pid_t foreground_pgid_ = 0;     // last reported; 0 before the first report
 };
 

@@ -26,7 +26,8 @@
 
 namespace signaltty::protocol::ptyhost {
 
-inline constexpr int kPtyhostWireVersion = 3;  // 2: spawn's exec probe; 3: screen watch
+// 2: spawn's exec probe; 3: screen watch; 4: output notice
+inline constexpr int kPtyhostWireVersion = 4;
 inline constexpr int kPtyhostWireMinVersion = 1;
 
 // Feature bits announced in Hello/HelloAck; a side uses a feature only when
@@ -35,9 +36,10 @@ enum Feature : std::uint64_t {
   kFeatureSerializeState = 1u << 0,  // op "serialize" for live upgrade
   kFeatureExecProbe = 1u << 1,       // spawn's `probe`
   kFeatureScreenWatch = 1u << 2,     // op "screen", events screen_changed and foreground
+  kFeatureOutputNotice = 1u << 3,    // event printed, once after each rendered read
 };
 inline constexpr std::uint64_t kFeaturesSupported =
-    kFeatureSerializeState | kFeatureExecProbe | kFeatureScreenWatch;
+    kFeatureSerializeState | kFeatureExecProbe | kFeatureScreenWatch | kFeatureOutputNotice;
 
 // ---- ptyhost → broker ----------------------------------------------------
 
@@ -103,21 +105,23 @@ struct Reply {
 };
 
 // What an unsolicited Event reports. ScreenChanged and Foreground only go
-// to a broker that announced kFeatureScreenWatch.
-enum class EventKind { Title, Notification, Bell, Exited, ScreenChanged, Foreground };
+// to a broker that announced kFeatureScreenWatch, Printed only to one that
+// announced kFeatureOutputNotice.
+enum class EventKind { Title, Notification, Bell, Exited, ScreenChanged, Foreground, Printed };
 
 }  // namespace signaltty::protocol::ptyhost
 
 namespace signaltty::protocol {
 template <>
 struct EnumNames<ptyhost::EventKind> {
-  static constexpr std::array<std::pair<ptyhost::EventKind, std::string_view>, 6> names{
+  static constexpr std::array<std::pair<ptyhost::EventKind, std::string_view>, 7> names{
       {{ptyhost::EventKind::Title, "title"},
        {ptyhost::EventKind::Notification, "notification"},
        {ptyhost::EventKind::Bell, "bell"},
        {ptyhost::EventKind::Exited, "exited"},
        {ptyhost::EventKind::ScreenChanged, "screen_changed"},
-       {ptyhost::EventKind::Foreground, "foreground"}}};
+       {ptyhost::EventKind::Foreground, "foreground"},
+       {ptyhost::EventKind::Printed, "printed"}}};
 };
 }  // namespace signaltty::protocol
 
@@ -126,7 +130,10 @@ namespace signaltty::protocol::ptyhost {
 // Unsolicited: title change, OSC notification, bell, child exit; with
 // kFeatureScreenWatch also the screen changing (once after each `screen`
 // request that rearmed it: the broker then asks for the screen when it
-// wants it) and the terminal's foreground process group changing.
+// wants it) and the terminal's foreground process group changing; with
+// kFeatureOutputNotice the pane printing (once after each `read` in
+// rendered mode: the broker, which sees no output of a pane nobody views,
+// then reads the rendered head for the pane's saved tail).
 struct Event {
   std::string op = "event";
   EventKind kind = EventKind::Bell;

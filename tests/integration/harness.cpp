@@ -645,6 +645,19 @@ using namespace SIGNALTTY_UNITY_ID;
 std::uint64_t vm_rss_kib(pid_t pid) { return proc_status_kib(pid, "VmRSS"); }
 std::uint64_t vm_hwm_kib(pid_t pid) { return proc_status_kib(pid, "VmHWM"); }
 
+std::uint64_t wakeups(pid_t pid) {
+  std::uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(
+           "/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::istringstream status(read_proc_file(task.path().string() + "/status"));
+    for (std::string line; std::getline(status, line);)
+      if (line.find("ctxt_switches:") != std::string::npos)
+        total += std::strtoull(line.c_str() + line.find(':') + 1, nullptr, 10);
+  }
+  return total;
+}
+
 // ---- BrokerTest ------------------------------------------------------------------
 
 void BrokerTest::TearDown() {

@@ -295,6 +295,9 @@ JournalScan read_journal(const std::string& state_dir);
 // From /proc/<pid>/status, in KiB: resident now and its peak.
 std::uint64_t vm_rss_kib(pid_t pid);
 std::uint64_t vm_hwm_kib(pid_t pid);
+// Context switches of every thread of `pid` so far (0 once it is gone): a
+// process asleep in the kernel that nothing wakes adds none.
+std::uint64_t wakeups(pid_t pid);
 
 // ---- fixture -----------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 // (`history/<pane_id>.tail`, docs/rules.md "Tails") holds: the last 64 KiB
 // of its rendered lines, whether they are short lines, which take the whole
 // ring to fill it, or long ones, of which only the newest are read
-// (broker/supervisor_tails.cpp, kTailFirstLines).
+// (broker/supervisor_tails.cpp, kTailFirstLines); and that a quiet pane
+// is not probed for it: neither its ptyhost nor the broker wakes.
 // Runs in: the integration test binary.
 #include "tests/integration/pane_support.hpp"
 
@@ -23,6 +24,44 @@ std::string saved_tail_holding(const TempDirs& dirs, const std::string& pane_id,
     return text.find(marker) != std::string::npos;
   }, deadline_after(std::chrono::seconds(15)));
   return text;
+}
+
+// Whether `pids` together sit through `window` without one wakeup before
+// `deadline`; any wakeup starts the window again.
+bool quiet_for(const std::vector<pid_t>& pids, std::chrono::milliseconds window, Deadline deadline) {
+  const auto total = [&pids] {
+    std::uint64_t sum = 0;
+    for (pid_t pid : pids) sum += wakeups(pid);
+    return sum;
+  };
+  std::uint64_t seen = total();
+  auto since = Clock::now();
+  return wait_until([&] {
+    if (const std::uint64_t now = total(); now != seen) {
+      seen = now;
+      since = Clock::now();
+    }
+    return Clock::now() - since >= window;
+  }, deadline);
+}
+
+TEST_F(PaneTail, AQuietPaneIsNotProbedAndItsTailFollowsItsOutput) {
+  start();
+  Client client = connect();
+  Json pane = spawn(client, make_workspace(client)["id"], {"cat"});
+  input(client, pane["id"], "first-words\n");
+  EXPECT_NE(saved_tail_holding(dirs_, pane["id"], "first-words").find("first-words"),
+            std::string::npos);
+  // Longer than the tail refresh (2 s) and the screen-rule tick (500 ms),
+  // shorter than the process refresh (10 s): a broker or ptyhost that
+  // polled a quiet pane would never be quiet this long.
+  const std::vector<pid_t> pids{broker().pid(), pane["ptyhost_pid"].get<pid_t>()};
+  EXPECT_TRUE(quiet_for(pids, std::chrono::milliseconds(3000), deadline_after(std::chrono::seconds(25))))
+      << "the broker or the ptyhost of a quiet pane keeps waking";
+  // Output after the quiet spell still reaches the tail.
+  input(client, pane["id"], "second-words\n");
+  EXPECT_NE(saved_tail_holding(dirs_, pane["id"], "second-words").find("second-words"),
+            std::string::npos);
 }
 
 TEST_F(PaneTail, ShortLinesFillTheTailFromTheWholeRing) {

@@ -2,7 +2,8 @@
 // signaltty-ptyhost (docs/ptyhost-protocol.md, feature screen_watch): the
 // `screen` op, one screen_changed per rearming read, foreground events when
 // a program takes the terminal, and nothing of it for a broker without the
-// feature.
+// feature; and the output notice (feature output_notice): one printed per
+// rendered read, none for a broker without it.
 // Runs in: the ptyhost process test binary.
 #include <gtest/gtest.h>
 
@@ -115,10 +116,44 @@ TEST(PtyhostScreenWatch, ABrokerWithoutTheFeatureGetsNoneOfIt) {
   WatchedPane pane(wire::kFeatureSerializeState, {"cat"});
   pane.type("one\n");
   ASSERT_TRUE(await_screen(pane.broker, "one"));
+  ASSERT_TRUE(pane.broker.request("screen").ok);
+  ASSERT_TRUE(pane.broker.request("read", {{"mode", "rendered"}, {"lines", 1}}).ok);
   pane.type("two\n");
   ASSERT_TRUE(await_screen(pane.broker, "two"));
   EXPECT_EQ(count_events(pane.broker, "screen_changed"), 0u);
   EXPECT_EQ(count_events(pane.broker, "foreground"), 0u);
+  EXPECT_EQ(count_events(pane.broker, "printed"), 0u);
+}
+
+// The broker learns that a pane nobody views printed from one event per
+// probe of the rendered head; other reads leave it as it was.
+TEST(PtyhostOutputNotice, OnePrintedPerRenderedRead) {
+  WatchedPane pane(wire::kFeaturesSupported, {"cat"});
+  pane.type("one\n");
+  ASSERT_TRUE(await_screen(pane.broker, "one"));
+  // A new connection starts disarmed: nothing until the broker probes.
+  EXPECT_EQ(count_events(pane.broker, "printed"), 0u);
+  ASSERT_TRUE(pane.broker.request("read", {{"mode", "rendered"}, {"lines", 1}}).ok);
+  pane.type("two\n");
+  ASSERT_TRUE(await_screen(pane.broker, "two"));
+  pane.type("three\n");
+  ASSERT_TRUE(await_screen(pane.broker, "three"));
+  ASSERT_EQ(count_events(pane.broker, "printed"), 1u);
+  const Json first = pane.broker.await_event("printed");
+  EXPECT_GT(first.value("output_offset", std::uint64_t{0}), 0u);
+  // Reads of the screen or the tail do not rearm it.
+  ASSERT_TRUE(pane.broker.request("read", {{"mode", "tail"}, {"lines", 5}}).ok);
+  ASSERT_TRUE(pane.broker.request("screen").ok);
+  pane.type("four\n");
+  ASSERT_TRUE(await_screen(pane.broker, "four"));
+  EXPECT_EQ(count_events(pane.broker, "printed"), 1u);
+  // A probe with nothing printed after it sends nothing.
+  ASSERT_TRUE(pane.broker.request("read", {{"mode", "rendered"}, {"lines", 1}}).ok);
+  ASSERT_TRUE(await_screen(pane.broker, "four"));
+  EXPECT_EQ(count_events(pane.broker, "printed"), 1u);
+  pane.type("five\n");
+  ASSERT_TRUE(await_screen(pane.broker, "five"));
+  EXPECT_EQ(count_events(pane.broker, "printed"), 2u);
 }
 
 }  // namespace SIGNALTTY_UNITY_ID
