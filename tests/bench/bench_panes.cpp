@@ -15,7 +15,9 @@
 //      after 6000 lines of 120 columns (5000 kept), and the broker before
 //      and with 50 idle panes (its launcher reported beside them), against
 //      the tmux server holding the same (history-limit 5000); "idle" means
-//      quiet for kIdleSettle, on both sides;
+//      quiet for kIdleSettle, on both sides; and the wakeups (context
+//      switches of every thread) of the broker, the 50 ptyhosts and the tmux
+//      server over kIdleWakeWindow with those 50 panes idle;
 //   3. latency: `echo hi$((N+0))` typed into a shell pane until the line
 //      `hiN` comes back on an attached connection, against tmux control mode;
 //   4. restart-to-ready: SIGKILL the broker over 50 live panes and time a new
@@ -100,6 +102,9 @@ constexpr std::chrono::seconds kRssSettle{3};
 // second, checking once a second (kQuietGiveBack in ptyhost/pane_host.hpp),
 // so idle footprints are taken this long after the last spawn or output.
 constexpr std::chrono::milliseconds kIdleSettle{2500};
+// How long the idle panes' wakeups are counted: longer than every periodic
+// check a quiet pane could still cost (the tail refresh was every 2 s).
+constexpr std::chrono::seconds kIdleWakeWindow{10};
 constexpr std::chrono::seconds kRunTimeout{180};
 // A stream that delivers nothing for this long while the payload runs has
 // stalled: the run fails (and says so) instead of waiting out kRunTimeout.
@@ -1460,6 +1465,23 @@ ThroughputFigures measure_throughput(const TempDirs& files, const std::string& t
 
 // ---- 2. memory and 4. restart ---------------------------------------------------
 
+struct IdleWakeups {
+  std::uint64_t count = 0;
+  double per_s() const { return static_cast<double>(count) / std::chrono::duration<double>(kIdleWakeWindow).count(); }
+};
+
+// The wakeups of `pids` together over kIdleWakeWindow.
+IdleWakeups idle_wakeups(const std::vector<pid_t>& pids) {
+  const auto total = [&pids] {
+    std::uint64_t sum = 0;
+    for (pid_t pid : pids) sum += wakeups(pid);
+    return sum;
+  };
+  const std::uint64_t before = total();
+  pause_for(kIdleWakeWindow);
+  return {total() - before};
+}
+
 struct MemoryFigures {
   Footprint ptyhost_fresh;       // an idle pane that printed nothing
   Footprint ptyhost_history;     // after the 6000 lines, idle
@@ -1472,6 +1494,8 @@ struct MemoryFigures {
   Footprint sig_broker_empty;    // the same broker before its first pane
   Footprint sig_launcher;        // the broker's launcher (not in sig_fifty)
   Footprint tmux_fifty;          // the server with 50 windows
+  // Wakeups (context switches) over kIdleWakeWindow with those 50 idle.
+  IdleWakeups sig_broker_wakeups, sig_ptyhost_wakeups, tmux_wakeups;
   std::vector<SignalttyRig::Restart> restarts;
 };
 
@@ -1516,6 +1540,10 @@ void measure_fifty_and_restart(const TempDirs& files, const std::string& tmux_pa
     f.sig_fifty = f.sig_broker;
     if (const pid_t launcher = launcher_of(rig.broker_pid())) f.sig_launcher = settled_footprint(launcher);
     for (const Json& p : panes) f.sig_fifty += settled_footprint(p["ptyhost_pid"].get<pid_t>());
+    f.sig_broker_wakeups = idle_wakeups({rig.broker_pid()});
+    std::vector<pid_t> ptyhosts;
+    for (const Json& p : panes) ptyhosts.push_back(p["ptyhost_pid"].get<pid_t>());
+    f.sig_ptyhost_wakeups = idle_wakeups(ptyhosts);
     for (int round = 1; round <= kRestartRounds; ++round) {
       f.restarts.push_back(rig.kill_and_restart(kIdlePanes));
       std::printf("  restart %d/%d: %.1f ms to ready (%s)\n", round, kRestartRounds,
@@ -1533,6 +1561,7 @@ void measure_fifty_and_restart(const TempDirs& files, const std::string& tmux_pa
   if (count != std::to_string(kIdlePanes)) throw HarnessError("tmux has " + count + " windows");
   pause_for(kIdleSettle);
   f.tmux_fifty = settled_footprint(tmux.pid());
+  f.tmux_wakeups = idle_wakeups({tmux.pid()});
 }
 
 // ---- 3. latency -----------------------------------------------------------------
@@ -1746,6 +1775,13 @@ void print_memory(const MemoryFigures& m) {
               verdict(fifty_pss >= 0 && per_pane_pss <= 300), kIdlePanes, fifty_pss / 1024.0,
               verdict(fifty_pss >= 0 && fifty_pss <= 20 * 1024), mib(m.sig_broker_empty.rss_kib),
               mib(m.sig_broker.rss_kib), broker_growth, verdict(broker_growth <= 32));
+  std::printf("idle wakeups with %d idle panes, over %.0f s: signaltty broker %llu (%.2f/s), the %d"
+              " ptyhosts together %llu (%.2f/s); tmux server %llu (%.2f/s)\n",
+              kIdlePanes, std::chrono::duration<double>(kIdleWakeWindow).count(),
+              static_cast<unsigned long long>(m.sig_broker_wakeups.count), m.sig_broker_wakeups.per_s(),
+              kIdlePanes, static_cast<unsigned long long>(m.sig_ptyhost_wakeups.count),
+              m.sig_ptyhost_wakeups.per_s(), static_cast<unsigned long long>(m.tmux_wakeups.count),
+              m.tmux_wakeups.per_s());
   std::vector<double> ready;
   std::string rounds;
   for (const auto& r : m.restarts) {
