@@ -3,9 +3,11 @@
 // of its rendered lines, whether they are short lines, which take the whole
 // ring to fill it, or long ones, of which only the newest are read
 // (broker/supervisor_tails.cpp, kTailFirstLines); and that a quiet pane
-// is not probed for it: neither its ptyhost nor the broker wakes.
+// is not probed for it: neither its ptyhost nor the broker wakes; a
+// ptyhost too old to say when it prints is probed every 2 s.
 // Runs in: the integration test binary.
 #include "tests/integration/pane_support.hpp"
+#include "tests/integration/stand_in_ptyhost.hpp"
 
 namespace signaltty::itest {
 namespace {
@@ -62,6 +64,22 @@ TEST_F(PaneTail, AQuietPaneIsNotProbedAndItsTailFollowsItsOutput) {
   input(client, pane["id"], "second-words\n");
   EXPECT_NE(saved_tail_holding(dirs_, pane["id"], "second-words").find("second-words"),
             std::string::npos);
+}
+
+// A ptyhost of an earlier version, left running across an upgrade of the
+// broker, cannot announce output_notice: its tail is kept fresh as before.
+TEST_F(PaneTail, APtyhostWithoutTheOutputNoticeIsProbedAsBefore) {
+  const std::string pane_id = "pane_6b6b6b6b6b6b6b6b6b6b6b6b6b6b6b6b";
+  start();
+  broker().sigterm();
+  ASSERT_TRUE(broker().wait_exit(deadline_after()).has_value());
+  StandInPtyhost old(dirs_.socket_dir() + "/panes/" + pane_id + ".sock", pane_id);
+  start();
+  Client client = connect();
+  ASSERT_TRUE(wait_until([&] { return is_ok(client.request("pane.get", {{"pane_id", pane_id}})); }));
+  EXPECT_TRUE(wait_until([&] { return old.asked("read", "rendered") >= 3; },
+                         deadline_after(std::chrono::seconds(20))))
+      << "probes of a ptyhost that cannot say it printed: " << old.asked("read", "rendered");
 }
 
 TEST_F(PaneTail, ShortLinesFillTheTailFromTheWholeRing) {

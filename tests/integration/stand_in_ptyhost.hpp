@@ -1,0 +1,133 @@
+// tests/integration/stand_in_ptyhost.hpp: a stand-in for a ptyhost, served
+// by a thread of the test on a pane socket, for what a real one cannot be
+// made to do (refuse a snapshot, announce no features). It says hello as a
+// live ptyhost of `pane_id` (this process, which it also reports as the
+// pane's program, so the broker adopts it rather than closing a ptyhost
+// that never started one) with wire version 1 and no features, then answers
+// every control request ok in its reply shape, or as `answer` says, and
+// keeps what it was asked.
+// Runs in: the integration test binary.
+// Never: signals anything; its "program" is only reported.
+#pragma once
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/pane_support.hpp"
+
+namespace signaltty::itest {
+
+class StandInPtyhost {
+ public:
+  // A reply to send instead of the default one, or nullopt for the default.
+  using Answer = std::function<std::optional<Json>(const Json& request)>;
+
+  StandInPtyhost(const std::string& path, std::string pane_id, Answer answer = {})
+      : listener_(listen_unix_socket(path)), pane_id_(std::move(pane_id)), answer_(std::move(answer)) {
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~StandInPtyhost() {
+    stop_ = true;
+    thread_.join();
+  }
+  StandInPtyhost(const StandInPtyhost&) = delete;
+  StandInPtyhost& operator=(const StandInPtyhost&) = delete;
+
+  // How many requests of `op` came (of `mode` too, when given).
+  std::size_t asked(const std::string& op, const std::string& mode = "") const {
+    std::lock_guard lock(mutex_);
+    std::size_t n = 0;
+    for (const Json& r : requests_)
+      if (r.value("op", "") == op && (mode.empty() || r.value("mode", "") == mode)) ++n;
+    return n;
+  }
+
+  // The reply a real ptyhost would send to `request` when all is well, in
+  // its op's reply shape (ptyhost_wire.hpp): the broker drops a ptyhost
+  // whose reply does not decode.
+  static Json ok_reply(const Json& request) {
+    const std::string op = request.value("op", "");
+    Json result = Json::object();
+    if (op == "read") result = {{"text", ""}, {"next_seq", 0}};
+    if (op == "resize") result = {{"cols", request.value("cols", 0)}, {"rows", request.value("rows", 0)}};
+    return {{"op", "reply"}, {"rid", request["rid"]}, {"ok", true}, {"result", result}};
+  }
+
+ private:
+  static std::string control_frame(const Json& doc) {
+    const std::string body = doc.dump();
+    std::string frame(4, '\0');
+    const auto len = static_cast<std::uint32_t>(body.size() + 1);
+    for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((len >> (8 * i)) & 0xff);
+    frame += '\x01';
+    return frame + body;
+  }
+
+  void serve() {
+    pollfd p{listener_.get(), POLLIN, 0};
+    while (!stop_ && ::poll(&p, 1, 50) == 0) {
+    }
+    if (stop_) return;
+    UniqueFd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    const Json hello{{"op", "hello"}, {"version", 1}, {"min_version", 1}, {"features", 0},
+                     {"pane_id", pane_id_}, {"ptyhost_pid", ::getpid()}, {"child_pid", ::getpid()},
+                     {"output_offset", 0}, {"cols", 80}, {"rows", 24}, {"meta", nullptr}};
+    if (!conn || !send(conn.get(), control_frame(hello))) return;
+    std::string in;
+    char buf[4096];
+    pollfd c{conn.get(), POLLIN, 0};
+    bool acked = false;
+    while (!stop_) {
+      if (::poll(&c, 1, 50) <= 0) continue;
+      const ssize_t n = ::read(conn.get(), buf, sizeof buf);
+      if (n <= 0) return;
+      in.append(buf, static_cast<std::size_t>(n));
+      while (in.size() >= 5) {
+        std::uint32_t len = 0;
+        for (int i = 3; i >= 0; --i) len = (len << 8) | static_cast<unsigned char>(in[i]);
+        if (in.size() < 4 + len) break;
+        const std::string payload = in.substr(5, len - 1);
+        const bool control = in[4] == '\x01';
+        in.erase(0, 4 + len);
+        if (!control) continue;
+        if (!acked) {
+          acked = true;  // the HelloAck
+          continue;
+        }
+        if (!answer(conn.get(), Json::parse(payload, nullptr, false))) return;
+      }
+    }
+  }
+
+  bool answer(int fd, const Json& request) {
+    if (!request.is_object() || !request.contains("rid")) return true;
+    {
+      std::lock_guard lock(mutex_);
+      requests_.push_back(request);
+    }
+    std::optional<Json> reply = answer_ ? answer_(request) : std::nullopt;
+    return send(fd, control_frame(reply ? *reply : ok_reply(request)));
+  }
+
+  static bool send(int fd, const std::string& bytes) {
+    return ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+  }
+
+  UniqueFd listener_;
+  std::string pane_id_;
+  Answer answer_;
+  mutable std::mutex mutex_;
+  std::vector<Json> requests_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace signaltty::itest
