@@ -63,6 +63,7 @@
 #include <vector>
 
 #include "common/base64.hpp"
+#include "common/hex.hpp"
 #include "common/unique_fd.hpp"
 #include "tests/integration/harness.hpp"
 
@@ -1588,7 +1589,17 @@ Clock::time_point await_echo(const std::function<std::string()>& next_output, in
   std::optional<Clock::time_point> echoed;
   for (;;) {
     check_interrupted();
-    seen += next_output();
+    try {
+      seen += next_output();
+    } catch (const HarnessError& e) {
+      // What came back, escaped, so that a lost echo can be told apart
+      // from a late one.
+      std::string shown;
+      for (char c : seen.substr(seen.size() - std::min<std::size_t>(seen.size(), 200)))
+        shown += c >= 0x20 && c < 0x7f ? std::string(1, c) : "\\x" + signaltty::to_hex(std::string_view(&c, 1));
+      throw HarnessError(std::string(e.what()) + " (waiting for hi" + std::to_string(n) +
+                         "; the last of what came: \"" + shown + "\")");
+    }
     const auto at = seen.find(needle);
     if (at == std::string::npos) continue;
     if (!echoed) echoed = Clock::now();
