@@ -5,7 +5,9 @@
 // pane's program, so the broker adopts it rather than closing a ptyhost
 // that never started one) with wire version 1 and no features, then answers
 // every control request ok in its reply shape, or as `answer` says, and
-// keeps what it was asked.
+// keeps what it was asked. A test of a broken peer gives its own `hello`
+// and bytes to send once the broker acknowledged it, and learns whether
+// the broker hung up.
 // Runs in: the integration test binary.
 // Never: signals anything; its "program" is only reported.
 #pragma once
@@ -30,8 +32,13 @@ class StandInPtyhost {
   // A reply to send instead of the default one, or nullopt for the default.
   using Answer = std::function<std::optional<Json>(const Json& request)>;
 
-  StandInPtyhost(const std::string& path, std::string pane_id, Answer answer = {})
-      : listener_(listen_unix_socket(path)), pane_id_(std::move(pane_id)), answer_(std::move(answer)) {
+  StandInPtyhost(const std::string& path, std::string pane_id, Answer answer = {},
+                 std::optional<Json> hello = std::nullopt, std::string after_ack = {})
+      : listener_(listen_unix_socket(path)),
+        pane_id_(std::move(pane_id)),
+        answer_(std::move(answer)),
+        hello_(hello ? std::move(*hello) : default_hello(pane_id_)),
+        after_ack_(std::move(after_ack)) {
     thread_ = std::thread([this] { serve(); });
   }
   ~StandInPtyhost() {
@@ -40,6 +47,8 @@ class StandInPtyhost {
   }
   StandInPtyhost(const StandInPtyhost&) = delete;
   StandInPtyhost& operator=(const StandInPtyhost&) = delete;
+
+  bool hung_up() const { return hung_up_; }
 
   // How many requests of `op` came (of `mode` too, when given).
   std::size_t asked(const std::string& op, const std::string& mode = "") const {
@@ -62,6 +71,12 @@ class StandInPtyhost {
   }
 
  private:
+  static Json default_hello(const std::string& pane_id) {
+    return {{"op", "hello"}, {"version", 1}, {"min_version", 1}, {"features", 0},
+            {"pane_id", pane_id}, {"ptyhost_pid", ::getpid()}, {"child_pid", ::getpid()},
+            {"output_offset", 0}, {"cols", 80}, {"rows", 24}, {"meta", nullptr}};
+  }
+
   static std::string control_frame(const Json& doc) {
     const std::string body = doc.dump();
     std::string frame(4, '\0');
@@ -77,10 +92,7 @@ class StandInPtyhost {
     }
     if (stop_) return;
     UniqueFd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    const Json hello{{"op", "hello"}, {"version", 1}, {"min_version", 1}, {"features", 0},
-                     {"pane_id", pane_id_}, {"ptyhost_pid", ::getpid()}, {"child_pid", ::getpid()},
-                     {"output_offset", 0}, {"cols", 80}, {"rows", 24}, {"meta", nullptr}};
-    if (!conn || !send(conn.get(), control_frame(hello))) return;
+    if (!conn || !send(conn.get(), control_frame(hello_))) return;
     std::string in;
     char buf[4096];
     pollfd c{conn.get(), POLLIN, 0};
@@ -88,7 +100,10 @@ class StandInPtyhost {
     while (!stop_) {
       if (::poll(&c, 1, 50) <= 0) continue;
       const ssize_t n = ::read(conn.get(), buf, sizeof buf);
-      if (n <= 0) return;
+      if (n <= 0) {
+        hung_up_ = true;
+        return;
+      }
       in.append(buf, static_cast<std::size_t>(n));
       while (in.size() >= 5) {
         std::uint32_t len = 0;
@@ -100,6 +115,7 @@ class StandInPtyhost {
         if (!control) continue;
         if (!acked) {
           acked = true;  // the HelloAck
+          if (!after_ack_.empty() && !send(conn.get(), after_ack_)) return;
           continue;
         }
         if (!answer(conn.get(), Json::parse(payload, nullptr, false))) return;
@@ -124,9 +140,12 @@ class StandInPtyhost {
   UniqueFd listener_;
   std::string pane_id_;
   Answer answer_;
+  Json hello_;
+  std::string after_ack_;
   mutable std::mutex mutex_;
   std::vector<Json> requests_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> hung_up_{false};
   std::thread thread_;
 };
 

@@ -8,16 +8,14 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include <poll.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <regex>
 #include <thread>
 
-#include "common/protocol/frame.hpp"
 #include "tests/integration/pane_support.hpp"
+#include "tests/integration/stand_in_ptyhost.hpp"
 
 namespace signaltty::itest {
 namespace {
@@ -463,53 +461,6 @@ TEST_F(Survival, PaneOfASpawnCutShortByTheKillComesBackInItsOwnTab) {
   EXPECT_EQ(client.call("workspace.list")["workspaces"].size(), 1u) << "no `recovered` workspace";
 }
 
-// A stand-in for a ptyhost, served by this test process on a pane socket:
-// it sends `hello` (one control frame), then, once acknowledged, `after`,
-// and notes whether the broker hung up on it.
-class FakePtyhost {
- public:
-  FakePtyhost(const std::string& path, const Json& hello, std::string after)
-      : listener_(listen_unix_socket(path)) {
-    const std::string frame = protocol::encode_frame(protocol::FrameType::Control, hello.dump());
-    thread_ = std::thread([this, frame, after = std::move(after)] { serve(frame, after); });
-  }
-  ~FakePtyhost() {
-    stop_ = true;
-    thread_.join();
-  }
-  bool hung_up() const { return hung_up_; }
-
- private:
-  void serve(const std::string& frame, const std::string& after) {
-    pollfd p{listener_.get(), POLLIN, 0};
-    while (!stop_ && ::poll(&p, 1, 50) == 0) {
-    }
-    if (stop_) return;
-    UniqueFd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    if (!conn || ::write(conn.get(), frame.data(), frame.size()) < 0) return;
-    char buf[4096];
-    pollfd c{conn.get(), POLLIN, 0};
-    bool acked = false;
-    while (!stop_) {
-      if (::poll(&c, 1, 50) <= 0) continue;
-      const ssize_t n = ::read(conn.get(), buf, sizeof buf);
-      if (n <= 0) {
-        hung_up_ = true;
-        return;
-      }
-      if (!acked && !after.empty()) {
-        EXPECT_EQ(::write(conn.get(), after.data(), after.size()), ssize_t(after.size()));
-      }
-      acked = true;
-    }
-  }
-
-  UniqueFd listener_;
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> hung_up_{false};
-  std::thread thread_;
-};
-
 // The Hello of a ptyhost whose program runs: a recovered pane, not one
 // closed for never having started (decision 2). Its "program" is this
 // process, only reported: nothing in these tests has it signalled.
@@ -524,8 +475,8 @@ TEST_F(Survival, PtyhostSendingGarbageIsDisconnectedAndTheBrokerCarriesOn) {
   broker().sigterm();
   ASSERT_TRUE(broker().wait_exit(deadline_after()).has_value());
   const std::string id = "pane_0123456789abcdef0123456789abcdef";
-  FakePtyhost fake(panes_dir(dirs_) + "/" + id + ".sock", fake_hello(id, 1),
-                   std::string("\xff\xff\xff\x7f\x09garbage", 10));
+  StandInPtyhost fake(panes_dir(dirs_) + "/" + id + ".sock", id, {}, fake_hello(id, 1),
+                      std::string("\xff\xff\xff\x7f\x09garbage", 10));
   start();
   Client client = connect();
   ASSERT_TRUE(wait_until([&] { return fake.hung_up(); }));
@@ -541,7 +492,7 @@ TEST_F(Survival, PtyhostSpeakingAVersionWeDoNotKnowIsLeftAlone) {
   ASSERT_TRUE(broker().wait_exit(deadline_after()).has_value());
   const std::string id = "pane_abcdefabcdefabcdefabcdefabcdefab";
   const std::string path = panes_dir(dirs_) + "/" + id + ".sock";
-  FakePtyhost fake(path, fake_hello(id, 0), "");
+  StandInPtyhost fake(path, id, {}, fake_hello(id, 0));
   start();
   Client client = connect();
   ASSERT_TRUE(wait_until([&] { return fake.hung_up(); }));
