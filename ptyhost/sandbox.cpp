@@ -80,11 +80,16 @@ constexpr AllowedCall kAllowed[] = {
 
 #if defined(__SANITIZE_THREAD__)
 // ThreadSanitizer's runtime backs off with a sleep or a yield when the two
-// threads meet on one of its internal locks (the reader's hand-offs).
+// threads meet on one of its internal locks (the reader's hand-offs). It
+// also starts a background thread of its own beside the reader, and does
+// not wait for it: that thread may register its robust futex list and its
+// rseq area only after the filter is loaded.
 constexpr AllowedCall kAllowedUnderTsan[] = {
     {"nanosleep", "ThreadSanitizer's lock backoff"},
     {"clock_nanosleep", "ThreadSanitizer's lock backoff"},
     {"sched_yield", "ThreadSanitizer's lock backoff"},
+    {"set_robust_list", "the C library's setup of ThreadSanitizer's background thread"},
+    {"rseq", "the C library's setup of ThreadSanitizer's background thread"},
 };
 #endif
 
