@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/protocol/frame.hpp"
 #include "tests/integration/pane_support.hpp"
 
 namespace signaltty::itest {
@@ -78,12 +79,7 @@ class StandInPtyhost {
   }
 
   static std::string control_frame(const Json& doc) {
-    const std::string body = doc.dump();
-    std::string frame(4, '\0');
-    const auto len = static_cast<std::uint32_t>(body.size() + 1);
-    for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>((len >> (8 * i)) & 0xff);
-    frame += '\x01';
-    return frame + body;
+    return protocol::encode_frame(protocol::FrameType::Control, doc.dump());
   }
 
   void serve() {
@@ -93,7 +89,7 @@ class StandInPtyhost {
     if (stop_) return;
     UniqueFd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
     if (!conn || !send(conn.get(), control_frame(hello_))) return;
-    std::string in;
+    protocol::FrameReader frames;
     char buf[4096];
     pollfd c{conn.get(), POLLIN, 0};
     bool acked = false;
@@ -104,21 +100,18 @@ class StandInPtyhost {
         hung_up_ = true;
         return;
       }
-      in.append(buf, static_cast<std::size_t>(n));
-      while (in.size() >= 5) {
-        std::uint32_t len = 0;
-        for (int i = 3; i >= 0; --i) len = (len << 8) | static_cast<unsigned char>(in[i]);
-        if (in.size() < 4 + len) break;
-        const std::string payload = in.substr(5, len - 1);
-        const bool control = in[4] == '\x01';
-        in.erase(0, 4 + len);
-        if (!control) continue;
+      frames.append(std::string_view(buf, static_cast<std::size_t>(n)));
+      for (;;) {
+        auto frame = frames.next();
+        if (!frame.ok()) return;  // the broker broke the framing: stop answering
+        if (!frame->has_value()) break;
+        if ((*frame)->type != protocol::FrameType::Control) continue;
         if (!acked) {
           acked = true;  // the HelloAck
           if (!after_ack_.empty() && !send(conn.get(), after_ack_)) return;
           continue;
         }
-        if (!answer(conn.get(), Json::parse(payload, nullptr, false))) return;
+        if (!answer(conn.get(), Json::parse((*frame)->payload, nullptr, false))) return;
       }
     }
   }
