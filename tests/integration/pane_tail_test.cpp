@@ -4,9 +4,12 @@
 // ring to fill it, or long ones, of which only the newest are read
 // (broker/supervisor_tails.cpp, kTailFirstLines); and that a quiet pane
 // is not probed for it: neither its ptyhost nor the broker wakes; a
-// ptyhost too old to say when it prints is probed every 2 s.
+// ptyhost too old to say when it prints is probed every 2 s, and one that
+// floods the notice costs no more.
 // Runs in: the integration test binary.
 #include "tests/integration/pane_support.hpp"
+#include "common/protocol/frame.hpp"
+#include "common/protocol/ptyhost_wire.hpp"
 #include "tests/integration/stand_in_ptyhost.hpp"
 
 namespace signaltty::itest {
@@ -83,6 +86,36 @@ TEST_F(PaneTail, APtyhostWithoutTheOutputNoticeIsProbedAsBefore) {
   EXPECT_TRUE(wait_until([&] { return old.asked("read", "rendered") >= 3; },
                          deadline_after(std::chrono::seconds(20))))
       << "probes of a ptyhost that cannot say it printed: " << old.asked("read", "rendered");
+}
+
+// A ptyhost that sends `printed` in a flood only marks its pane: the probes
+// keep the refresh's pace, one per 2 s at most.
+TEST_F(PaneTail, AFloodOfPrintedNoticesCostsOneProbePerRefresh) {
+  const std::string pane_id = "pane_7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c7c";
+  start();
+  broker().sigterm();
+  ASSERT_TRUE(broker().wait_exit(deadline_after()).has_value());
+  Json hello{{"op", "hello"}, {"version", 4}, {"min_version", 1},
+             {"features", protocol::ptyhost::kFeatureOutputNotice}, {"pane_id", pane_id},
+             {"ptyhost_pid", ::getpid()}, {"child_pid", ::getpid()}, {"output_offset", 0},
+             {"cols", 80}, {"rows", 24}, {"meta", nullptr}};
+  std::string flood;
+  const std::string notice =
+      Json{{"op", "event"}, {"kind", "printed"}, {"output_offset", 1}}.dump();
+  for (int i = 0; i < 5000; ++i) flood += protocol::encode_frame(protocol::FrameType::Control, notice);
+  StandInPtyhost hostile(dirs_.socket_dir() + "/panes/" + pane_id + ".sock", pane_id, {}, hello, flood);
+  start();
+  Client client = connect();
+  ASSERT_TRUE(wait_until([&] { return is_ok(client.request("pane.get", {{"pane_id", pane_id}})); }));
+  const auto since = Clock::now();
+  ASSERT_TRUE(wait_until([&] { return hostile.asked("read", "rendered") >= 1; },
+                         deadline_after(std::chrono::seconds(10))));
+  // An upper bound needs a window to count over: two refresh intervals and
+  // a quarter, by which time the whole flood has long arrived.
+  wait_until([] { return false; }, since + std::chrono::milliseconds(4500));
+  EXPECT_FALSE(hostile.hung_up()) << "a notice is no breach of the protocol";
+  EXPECT_LE(hostile.asked("read", "rendered"), 3u);
+  EXPECT_TRUE(is_ok(client.request("server.status")));
 }
 
 TEST_F(PaneTail, ShortLinesFillTheTailFromTheWholeRing) {
