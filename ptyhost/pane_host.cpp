@@ -398,23 +398,21 @@ void PaneHost::process_output(std::string_view bytes) {
   note_printed();
 }
 
-bool PaneHost::broker_watches_screen() const {
-  return broker_ && broker_->connected() && (broker_->features() & wire::kFeatureScreenWatch);
+bool PaneHost::broker_has(wire::Feature feature) const {
+  return broker_ && broker_->connected() && (broker_->features() & feature);
 }
 
 // The broker sees the output of a pane only while someone views it; for
 // the pane's saved tail it learns of the rest from this, once until it
 // reads the rendered head again, and stays asleep while the pane is quiet.
 void PaneHost::note_printed() {
-  if (print_notified_ || !broker_ || !broker_->connected() ||
-      !(broker_->features() & wire::kFeatureOutputNotice))
-    return;
+  if (print_notified_ || !broker_has(wire::kFeatureOutputNotice)) return;
   print_notified_ = true;
   broker_->send_event(wire::Event{.kind = wire::EventKind::Printed, .output_offset = output_offset_});
 }
 
 void PaneHost::note_screen_change() {
-  if (screen_notified_ || !broker_watches_screen()) return;
+  if (screen_notified_ || !broker_has(wire::kFeatureScreenWatch)) return;
   screen_notified_ = true;
   broker_->send_event(
       wire::Event{.kind = wire::EventKind::ScreenChanged, .output_offset = output_offset_});
@@ -423,7 +421,7 @@ void PaneHost::note_screen_change() {
 // One ioctl per batch of output: a program started in a shell takes the
 // terminal's foreground and draws, so the change shows with its output.
 void PaneHost::note_foreground() {
-  if (!master_.is_open() || !broker_watches_screen()) return;
+  if (!master_.is_open() || !broker_has(wire::kFeatureScreenWatch)) return;
   const pid_t pgid = ::tcgetpgrp(master_.native_handle());
   if (pgid <= 0 || pgid == foreground_pgid_) return;
   foreground_pgid_ = pgid;
@@ -433,7 +431,7 @@ void PaneHost::note_foreground() {
 }
 
 void PaneHost::arm_foreground_check(std::size_t step) {
-  if (step >= kForegroundChecksAfterInput.size() || !broker_watches_screen() ||
+  if (step >= kForegroundChecksAfterInput.size() || !broker_has(wire::kFeatureScreenWatch) ||
       !master_.is_open())
     return;
   const auto since_last =

@@ -131,9 +131,10 @@ class PaneHost {
   void on_pty_eof();
   void report_exit();
   void publish(const protocol::ptyhost::Event& event);
+  // A broker is linked and announced `feature`.
+  bool broker_has(protocol::ptyhost::Feature feature) const;
   // kFeatureScreenWatch: one screen_changed per rearm, and the foreground
   // process group whenever it moves.
-  bool broker_watches_screen() const;
   void note_screen_change();
   void note_foreground();
   // kFeatureOutputNotice: one printed per rendered read.
