@@ -32,7 +32,12 @@
 // one, the client's own stream is scanned for it. Each configuration runs
 // twice, interleaved, and the best run counts; a run whose stream stalls
 // (nothing for 10 s) is reported as failed with what it had received.
-// Usage: bench_panes [--stream-mb N] [--rounds N] [memory] [latency] [throughput]
+// The bare PTY's own ratio to tmux is printed beside each goal against tmux:
+// it is what a pane that cost nothing could reach on this machine, since the
+// kernel's PTY path (the writer's n_tty_write and the flush worker) bounds
+// every side.
+// Usage: bench_panes [--stream-mb N] [--rounds N] [--corpus colour|plain]
+//                    [memory] [latency] [throughput]
 // Runs in: `ctest -L bench` / packaging/dev.sh bench.
 // Never: touches the user's broker, tmux server or dirs; signals a process
 // it did not start (directly or through its broker or tmux server); waits
@@ -1405,6 +1410,7 @@ struct Options {
   bool memory = true, latency = true, throughput = true;
   std::uint64_t stream_mb = kStreamMb;
   int rounds = kThroughputRounds;
+  bool colour = true, plain = true;  // the corpora the throughput runs
 };
 
 // Runs one configuration once; a failed run is recorded, not fatal.
@@ -1433,6 +1439,7 @@ ThroughputFigures measure_throughput(const TempDirs& files, const std::string& t
   };
   std::vector<Source> sources;
   for (const auto& [name, kind] : {std::pair{"colour", CorpusKind::Colour}, std::pair{"plain", CorpusKind::Plain}}) {
+    if (!(kind == CorpusKind::Colour ? options.colour : options.plain)) continue;
     std::printf("throughput: generating the %s corpus...\n", name);
     std::fflush(stdout);
     const std::string file = files.scratch(std::string("stream-") + name + ".txt");
@@ -1742,6 +1749,8 @@ void print_corpus(const CorpusFigures& t) {
               ratio(sig_one, t.tmux_client.best(), "x").c_str(),
               goal_verdict(sig_one, t.tmux_client.best(), 1.5),
               ratio(sig_one, t.tmux_one.best(), "x").c_str());
+  std::printf("  a pane that cost nothing (the bare PTY) vs tmux: no client %s, attached %s\n",
+              ratio(bare, t.tmux_none.best(), "x").c_str(), ratio(bare, t.tmux_client.best(), "x").c_str());
 }
 
 void print_throughput(const ThroughputFigures& t) {
@@ -1827,10 +1836,16 @@ Options parse_options(int argc, char** argv) {
       const int value = std::max(1, std::atoi(argv[++i]));
       if (arg == "--rounds") o.rounds = value;
       else o.stream_mb = static_cast<std::uint64_t>(value);
+    } else if (arg == "--corpus" && i + 1 < argc && (argv[i + 1] == std::string_view("colour") ||
+                                                      argv[i + 1] == std::string_view("plain"))) {
+      o.colour = argv[++i] == std::string_view("colour");
+      o.plain = !o.colour;
     } else if (arg == "memory" || arg == "latency" || arg == "throughput") {
       phases.push_back(arg);
     } else {
-      throw HarnessError("usage: bench_panes [--stream-mb N] [--rounds N] [memory] [latency] [throughput]");
+      throw HarnessError(
+          "usage: bench_panes [--stream-mb N] [--rounds N] [--corpus colour|plain] [memory] [latency]"
+          " [throughput]");
     }
   }
   if (!phases.empty()) {
