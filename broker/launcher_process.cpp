@@ -51,6 +51,15 @@ std::string err_body(int err, std::string_view what) {
   return "err " + std::to_string(err) + " " + std::string(what);
 }
 
+// The ptyhost's stderr: /dev/null, except in a ThreadSanitizer build,
+// where it keeps the broker's so that a race report inside a ptyhost is
+// seen (its sandbox lets it write there and open nothing else).
+#if defined(__SANITIZE_THREAD__)
+constexpr int kPtyhostNullFds = 2;
+#else
+constexpr int kPtyhostNullFds = 3;
+#endif
+
 // In the grandchild: new session, the user's umask and core limit, only
 // fds 0-2 (on /dev/null) and the report pipe, exec.
 [[noreturn]] void exec_ptyhost(const LauncherConfig& cfg, const std::string& pane_id,
@@ -61,7 +70,7 @@ std::string err_body(int err, std::string_view what) {
   ::setrlimit(RLIMIT_CORE, &cfg.user_defaults.core_limit);
   const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull >= 0)
-    for (int fd = 0; fd <= 2; ++fd) ::dup2(devnull, fd);
+    for (int fd = 0; fd < kPtyhostNullFds; ++fd) ::dup2(devnull, fd);
   if (report_fd != kReportFd) ::dup3(report_fd, kReportFd, O_CLOEXEC);
   close_fds_from(kReportFd + 1);
   const pid_t self = ::getpid();

@@ -130,6 +130,17 @@ Status enter_sandbox(const SandboxScope& scope) {
   SIGNALTTY_RETURN_IF_ERROR(seccomp::allow_calls(filter.get(), kAllowed));
 #if defined(__SANITIZE_THREAD__)
   SIGNALTTY_RETURN_IF_ERROR(seccomp::allow_calls(filter.get(), kAllowedUnderTsan));
+  // A race report opens the binary and /proc/self/maps to name the code:
+  // refused, so that the report is printed unsymbolised rather than the
+  // ptyhost killed before it writes a line.
+  for (int nr : {SCMP_SYS(open), SCMP_SYS(openat)})
+    if (int rc = seccomp_rule_add(filter.get(), SCMP_ACT_ERRNO(EACCES), nr, 0); rc != 0)
+      return seccomp::failed("ThreadSanitizer's report: open refused", rc);
+  // And asks whether stderr is a terminal, to colour the report.
+  if (int rc = seccomp_rule_add(filter.get(), SCMP_ACT_ERRNO(ENOTTY), SCMP_SYS(ioctl), 1,
+                                SCMP_A1_32(SCMP_CMP_EQ, TCGETS));
+      rc != 0)
+    return seccomp::failed("ThreadSanitizer's report: TCGETS refused", rc);
 #endif
   SIGNALTTY_RETURN_IF_ERROR(allow_narrow(filter.get(), scope));
   // The PTY reader thread already runs: the filter (and no-new-privs) is

@@ -28,6 +28,13 @@ namespace {
 namespace SIGNALTTY_UNITY_ID {
 
 using ProcessDescriptors = LiveScene;
+using PtyhostStderr = PaneTest;
+
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
 
 bool under(const std::string& path, const std::string& dir) {
   return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
@@ -66,6 +73,8 @@ std::string allowed(const LiveProcess& p, const OpenFd& f, const Scene& scene) {
   if (stdio && t == "/dev/null") return "stdio on /dev/null";
   if ((p.role == kBroker || p.role == kLauncher) && stdio && under(t, scene.root))
     return "stdio the test gave it";
+  if (kThreadSanitizer && p.role == kPtyhost && f.fd == 2 && under(t, scene.root))
+    return "the broker's stderr (ThreadSanitizer build)";
   if (p.role == kBroker) {
     if (starts(t, "socket:[")) return "listener, client, ptyhost, launcher socket";
     if (starts(t, "pipe:[")) return "the event loop's signal pipe, a git run's pipes";
@@ -171,5 +180,39 @@ TEST_F(ProcessDescriptors, EveryProcessHoldsOnlyWhatItsRoleMay) {
 
 }  // namespace SIGNALTTY_UNITY_ID
 using namespace SIGNALTTY_UNITY_ID;
+}  // namespace
+}  // namespace signaltty::itest
+
+namespace signaltty::itest {
+namespace {
+namespace SIGNALTTY_UNITY_ID {
+
+// A ptyhost's stderr is /dev/null; in the ThreadSanitizer build it is the
+// broker's, so that a race report inside a ptyhost reaches the broker's
+// log (docs/rules.md, "Build and layout"). The ptyhost's first log line
+// shows which: it is in the broker's log exactly in that build.
+TEST_F(PtyhostStderr, IsTheBrokersOnlyInTheThreadSanitizerBuild) {
+  start();
+  Client client = connect();
+  const std::string ws = make_workspace(client)["id"];
+  const Json pane = spawn(client, ws, {"/bin/sh", "-c", "echo up; exec cat"});
+  const std::string id = pane["id"];
+  wait_output(client, id, "up");
+  const std::string line = "serving " + id;
+  if (kThreadSanitizer) {
+    EXPECT_TRUE(wait_until([&] { return broker().stderr_text().find(line) != std::string::npos; }))
+        << broker().stderr_text();
+  } else {
+    EXPECT_EQ(broker().stderr_text().find(line), std::string::npos) << broker().stderr_text();
+    if (::geteuid() == 0) {  // only root reads the fds of a process that is not dumpable
+      char target[256] = {};
+      const std::string fd2 = "/proc/" + std::to_string(pane["ptyhost_pid"].get<pid_t>()) + "/fd/2";
+      ASSERT_GT(::readlink(fd2.c_str(), target, sizeof target - 1), 0) << fd2;
+      EXPECT_STREQ(target, "/dev/null");
+    }
+  }
+}
+
+}  // namespace SIGNALTTY_UNITY_ID
 }  // namespace
 }  // namespace signaltty::itest
