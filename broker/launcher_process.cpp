@@ -61,7 +61,7 @@ constexpr int kPtyhostNullFds = 3;
 #endif
 
 // In the grandchild: new session, the user's umask and core limit, only
-// fds 0-2 (on /dev/null) and the report pipe, exec.
+// fds 0-2 (on /dev/null, but for kPtyhostNullFds) and the report pipe, exec.
 [[noreturn]] void exec_ptyhost(const LauncherConfig& cfg, const std::string& pane_id,
                                int report_fd) {
   ::setsid();

@@ -670,7 +670,8 @@ void BrokerTest::TearDown() {
   for (const auto& path : stderr_paths_) {
     const std::string text = read_text_file(path);
     for (std::string_view report : kSanitizerReports)
-      if (text.find(report) != std::string::npos) ADD_FAILURE() << path << " holds a sanitizer report (" << report << ")";
+      if (text.find(report) != std::string::npos)
+        ADD_FAILURE() << path << " holds a sanitizer report (" << report << ")";
   }
   if (HasFailure()) std::cerr << all_stderr();
 }
